@@ -1,0 +1,34 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "EventDrivenSwift",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "EventDrivenSwift", targets: ["EventDrivenSwift"]),
+        .library(name: "ThreadSafeSwift", targets: ["ThreadSafeSwift"]),
+        .library(name: "Observable", targets: ["Observable"]),
+        .executable(name: "TemperatureDemo", targets: ["TemperatureDemo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "ThreadSafeSwift"),
+        .target(name: "Observable"),
+        .target(
+            name: "EventDrivenSwift",
+            dependencies: [
+                "ThreadSafeSwift",
+                "Observable",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "TemperatureDemo", dependencies: ["EventDrivenSwift"]),
+        .testTarget(name: "EventDrivenSwiftTests", dependencies: ["EventDrivenSwift"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,69 @@
+import Synchronization
+
+/// The counters of one bus. Producers touch only the counters of rare outcomes; deliveries
+/// are added once per batch, so the hot path shares no counter cache line.
+final class _BusCounters: Sendable {
+    let delivered = Atomic<Int>(0)
+    let undelivered = Atomic<Int>(0)
+    let expired = Atomic<Int>(0)
+    let superseded = Atomic<Int>(0)
+    let filtered = Atomic<Int>(0)
+    let discarded = Atomic<Int>(0)
+    let ownerGone = Atomic<Int>(0)
+    let rejected = Atomic<Int>(0)
+
+    func record(_ tally: _DeliveryTally) {
+        if tally.delivered > 0 { delivered.add(tally.delivered, ordering: .relaxed) }
+        if tally.expired > 0 { expired.add(tally.expired, ordering: .relaxed) }
+        if tally.superseded > 0 { superseded.add(tally.superseded, ordering: .relaxed) }
+        if tally.filtered > 0 { filtered.add(tally.filtered, ordering: .relaxed) }
+        if tally.ownerGone > 0 { ownerGone.add(tally.ownerGone, ordering: .relaxed) }
+    }
+
+    var snapshot: EventBusStatistics {
+        EventBusStatistics(
+            delivered: delivered.load(ordering: .relaxed),
+            undelivered: undelivered.load(ordering: .relaxed),
+            expired: expired.load(ordering: .relaxed),
+            superseded: superseded.load(ordering: .relaxed),
+            filtered: filtered.load(ordering: .relaxed),
+            discarded: discarded.load(ordering: .relaxed),
+            ownerReleased: ownerGone.load(ordering: .relaxed),
+            rejected: rejected.load(ordering: .relaxed)
+        )
+    }
+}
+
+/// What happened to one delivery attempt.
+enum _DeliveryOutcome {
+    case delivered
+    /// The listener was removed before the delivery started.
+    case removed
+    case ownerGone
+    case expired
+    case superseded
+    case filtered
+}
+
+/// Outcomes counted over one batch, added to the bus counters at its end.
+struct _DeliveryTally {
+    var delivered = 0
+    var expired = 0
+    var superseded = 0
+    var filtered = 0
+    var ownerGone = 0
+    var removed = 0
+
+    var count: Int { delivered + expired + superseded + filtered + ownerGone + removed }
+
+    mutating func record(_ outcome: _DeliveryOutcome) {
+        switch outcome {
+        case .delivered: delivered += 1
+        case .removed: removed += 1
+        case .ownerGone: ownerGone += 1
+        case .expired: expired += 1
+        case .superseded: superseded += 1
+        case .filtered: filtered += 1
+        }
+    }
+}

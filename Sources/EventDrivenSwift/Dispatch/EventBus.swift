@@ -1,0 +1,259 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// A bus: the registry of everyone listening for events, and the entry point for dispatching them.
+///
+/// ``EventCentral/shared`` is the bus that `event.queue()` and `Event.addListener(…)` use.
+/// Create more buses to isolate parts of a program or tests from each other: nothing
+/// dispatched on one bus is seen on another.
+///
+/// ```swift
+/// let bus = EventBus(label: "Game")
+/// let handle = TemperatureEvent.addListener(self, Self.onTemperature, on: bus)
+/// TemperatureEvent(temperatureInCelsius: 21).queue(on: bus)
+/// await bus.drain()
+/// ```
+///
+/// Dispatch never waits on a handler: it reads an immutable snapshot of the event type's
+/// subscribers and appends the event to each subscriber's mailbox.
+public final class EventBus: Sendable {
+    /// A name for logs and diagnostics.
+    public let label: String
+    /// Where the bus logs misuse and errors.
+    public let logger: Logger
+
+    let registry = Mutex(_Registry())
+    let counters = _BusCounters()
+    let tasks = _TaskTracker()
+    private let isShutDownFlag = Atomic<Bool>(false)
+    private let errorHandler = Mutex<(@Sendable (EventDrivenError) -> Void)?>(nil)
+    private let sharedMailboxes = Mutex(_SharedMailboxes())
+
+    /// Creates an independent bus.
+    /// - Parameters:
+    ///   - label: A name for logs and diagnostics.
+    ///   - logger: Where the bus reports errors; by default a logger labelled `EventDrivenSwift`.
+    public init(label: String = "EventBus", logger: Logger? = nil) {
+        self.label = label
+        self.logger = logger ?? Logger(label: "EventDrivenSwift")
+    }
+
+    deinit {
+        let mailboxes = sharedMailboxes.withLock { $0.all }
+        for mailbox in mailboxes { mailbox.close() }
+    }
+
+    // MARK: Dispatch
+
+    /// Dispatches `event` through the queue and returns at once.
+    public func queue<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
+        dispatch(event, method: .queue, priority: priority)
+    }
+
+    /// Dispatches `event` through the stack and returns at once.
+    public func stack<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
+        dispatch(event, method: .stack, priority: priority)
+    }
+
+    /// Dispatches `event` with the given method and priority and returns at once.
+    public func dispatch<E: Eventable>(_ event: E, method: EventDispatchMethod, priority: EventPriority = .normal) {
+        dispatch(
+            event, metadata: EventMetadata(priority: priority, method: method, dispatchTime: .now(), scheduledTime: nil)
+        )
+    }
+
+    /// The dispatch path: route by exact type, number the event if a latest-only listener
+    /// wants that, and hand it to every subscriber.
+    func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata) {
+        let key = ObjectIdentifier(type(of: event))
+        guard !isShutDownFlag.load(ordering: .relaxed) else {
+            counters.rejected.add(1, ordering: .relaxed)
+            report(.busShutDown(bus: label, eventType: String(reflecting: type(of: event))))
+            return
+        }
+        deliver(event, metadata: metadata, route: registry.withLock({ $0.routes[key] }))
+    }
+
+    /// Dispatches `message` to the subscribers of one labelled or keyed channel.
+    func dispatch<E: Eventable>(_ message: E, toChannel channel: _ChannelKey, metadata: EventMetadata) {
+        guard !isShutDownFlag.load(ordering: .relaxed) else {
+            counters.rejected.add(1, ordering: .relaxed)
+            report(.busShutDown(bus: label, eventType: "\(channel.base)"))
+            return
+        }
+        deliver(message, metadata: metadata, route: registry.withLock({ $0.channels[channel] }))
+    }
+
+    @inline(__always)
+    private func deliver<E: Eventable>(_ event: E, metadata: EventMetadata, route: _Route?) {
+        guard let route else {
+            counters.undelivered.add(1, ordering: .relaxed)
+            return
+        }
+        let envelope = _EventEnvelope(event: event, metadata: metadata, sequence: route.latest?.advance() ?? 0)
+        for subscription in route.subscriptions {
+            subscription.send(envelope, counters: counters, tasks: tasks)
+        }
+    }
+
+    // MARK: Scheduling
+
+    /// Dispatches `event` once `time` has come, from the one scheduler thread all buses share.
+    ///
+    /// The event's dispatch time is `time`; ``EventMetadata/scheduledTime`` holds when it was
+    /// scheduled.
+    /// - Returns: A handle that cancels the dispatch while it is pending.
+    @discardableResult
+    public func schedule<E: Eventable>(
+        _ event: E, at time: DispatchTime, method: EventDispatchMethod = .queue, priority: EventPriority = .normal
+    ) -> ScheduledEventHandle {
+        let scheduledAt = DispatchTime.now()
+        return _EventScheduler.shared.schedule(at: time) { [weak self] in
+            self?.dispatch(
+                event,
+                metadata: EventMetadata(
+                    priority: priority, method: method, dispatchTime: time, scheduledTime: scheduledAt))
+        }
+    }
+
+    // MARK: Registration
+
+    func register(_ subscription: _Subscription) {
+        registry.withLock { $0.add(subscription) }
+    }
+
+    func unregister(_ subscription: _Subscription) {
+        registry.withLock { $0.remove(subscription) }
+    }
+
+    /// How many handlers are registered for `type`.
+    public func subscriberCount<E: Eventable>(for type: E.Type) -> Int {
+        registry.withLock { $0.routes[ObjectIdentifier(type)]?.subscriptions.count ?? 0 }
+    }
+
+    /// The mailbox of the bus's listener thread, started on first use.
+    var listenerMailbox: _Mailbox {
+        sharedMailboxes.withLock { shared in
+            if let mailbox = shared.listenerThread { return mailbox }
+            let thread = _MailboxThread(name: "EventDrivenSwift.listener(\(label))")
+            let mailbox = _Mailbox(executor: .thread(thread), counters: counters)
+            thread.start(mailbox)
+            shared.listenerThread = mailbox
+            return mailbox
+        }
+    }
+
+    /// The mailbox drained on the main queue, for main-actor delivery.
+    var mainMailbox: _Mailbox {
+        sharedMailboxes.withLock { shared in
+            if let mailbox = shared.main { return mailbox }
+            let mailbox = _Mailbox(executor: .queue(.main), counters: counters)
+            shared.main = mailbox
+            return mailbox
+        }
+    }
+
+    // MARK: Errors and statistics
+
+    /// What the bus has done with its events so far.
+    public var statistics: EventBusStatistics { counters.snapshot }
+
+    /// Sets the handler that receives every error the bus reports (misuse, dispatch after
+    /// shutdown). Errors are logged either way. Pass `nil` to remove it.
+    public func setErrorHandler(_ handler: (@Sendable (EventDrivenError) -> Void)?) {
+        errorHandler.withLock { $0 = handler }
+    }
+
+    /// Logs `error` and passes it to the error handler.
+    func report(_ error: EventDrivenError) {
+        logger.error("\(error.description)", metadata: ["bus": "\(label)"])
+        let handler = errorHandler.withLock { $0 }
+        handler?(error)
+    }
+
+    // MARK: Drain and shutdown
+
+    /// Returns once every event dispatched before the call has been handled by every receiver
+    /// on this bus (or dropped and counted).
+    ///
+    /// Events that handlers dispatch meanwhile are not waited for; call `drain()` again for those.
+    public func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            whenDrained { continuation.resume() }
+        }
+    }
+
+    /// Calls `body` once every event dispatched before the call has been handled.
+    public func whenDrained(_ body: @escaping @Sendable () -> Void) {
+        let mailboxes = receivingMailboxes
+        let countdown = _Countdown(mailboxes.count + 1, then: body)
+        for mailbox in mailboxes {
+            mailbox.addBarrier { countdown.tick() }
+        }
+        tasks.whenIdle { countdown.tick() }
+    }
+
+    /// Every mailbox that a subscription of this bus delivers into.
+    private var receivingMailboxes: [_Mailbox] {
+        let subscriptions = registry.withLock { $0.allSubscriptions }
+        var seen = Set<ObjectIdentifier>()
+        var mailboxes: [_Mailbox] = []
+        for subscription in subscriptions {
+            if case .mailbox(let mailbox) = subscription.target, seen.insert(ObjectIdentifier(mailbox)).inserted {
+                mailboxes.append(mailbox)
+            }
+        }
+        for mailbox in sharedMailboxes.withLock({ $0.all }) where seen.insert(ObjectIdentifier(mailbox)).inserted {
+            mailboxes.append(mailbox)
+        }
+        return mailboxes
+    }
+
+    /// `true` once ``shutdown()`` has been called.
+    public var isShutDown: Bool { isShutDownFlag.load(ordering: .acquiring) }
+
+    /// Stops accepting events, waits until everything dispatched before has been handled,
+    /// then stops the bus's listener thread and removes every subscription.
+    ///
+    /// Later dispatches are counted as ``EventBusStatistics/rejected`` and reported as
+    /// ``EventDrivenError/busShutDown(bus:eventType:)``.
+    public func shutdown() async {
+        guard !isShutDownFlag.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        await drain()
+        removeAllSubscriptions()
+        let mailboxes = sharedMailboxes.withLock { $0.all }
+        for mailbox in mailboxes { mailbox.close() }
+    }
+
+    private func removeAllSubscriptions() {
+        let subscriptions = registry.withLock { $0.allSubscriptions }
+        for subscription in subscriptions { subscription.cancel() }
+    }
+}
+
+extension EventBus: _SubscriptionRegistrar {}
+
+/// The mailboxes a bus creates for itself on first use.
+struct _SharedMailboxes {
+    var listenerThread: _Mailbox?
+    var main: _Mailbox?
+
+    var all: [_Mailbox] { [listenerThread, main].compactMap { $0 } }
+}
+
+/// Calls a closure after a fixed number of ticks from any threads.
+final class _Countdown: Sendable {
+    private let remaining: Atomic<Int>
+    private let body: @Sendable () -> Void
+
+    init(_ count: Int, then body: @escaping @Sendable () -> Void) {
+        remaining = Atomic(count)
+        self.body = body
+    }
+
+    func tick() {
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { body() }
+    }
+}

@@ -1,0 +1,27 @@
+/// What a bus has done with the events dispatched on it, counted since it was created.
+///
+/// Every dispatched event ends in one of these counts for each subscriber it was meant for,
+/// so nothing is lost silently.
+public struct EventBusStatistics: Sendable, Hashable, CustomStringConvertible {
+    /// Deliveries whose handler ran.
+    public var delivered: Int
+    /// Events dispatched while nobody listened to their type.
+    public var undelivered: Int
+    /// Deliveries skipped because the event was older than the listener's `maximumAge`.
+    public var expired: Int
+    /// Deliveries skipped because a `.latestOnly` listener had a newer event of the type.
+    public var superseded: Int
+    /// Deliveries declined by a listener's custom filter.
+    public var filtered: Int
+    /// Deliveries dropped because their receiver was stopped or the bus shut down.
+    public var discarded: Int
+    /// Deliveries skipped because the listener's owner had been freed.
+    public var ownerReleased: Int
+    /// Dispatches refused because the bus was shut down.
+    public var rejected: Int
+
+    public var description: String {
+        "delivered \(delivered), undelivered \(undelivered), expired \(expired), superseded \(superseded), "
+            + "filtered \(filtered), discarded \(discarded), owner released \(ownerReleased), rejected \(rejected)"
+    }
+}

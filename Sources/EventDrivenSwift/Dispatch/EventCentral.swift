@@ -1,0 +1,18 @@
+/// The home of the default bus, ``EventCentral/shared``.
+///
+/// `event.queue()`, `event.stack()`, `Event.addListener(…)`, and every `EventThread` created
+/// without a bus use it.
+public enum EventCentral {
+    /// The default bus of the process.
+    public static let shared = EventBus(label: "EventCentral")
+
+    /// Dispatches `event` through the queue of the default bus.
+    public static func queueEvent<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
+        shared.queue(event, priority: priority)
+    }
+
+    /// Dispatches `event` through the stack of the default bus.
+    public static func stackEvent<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
+        shared.stack(event, priority: priority)
+    }
+}

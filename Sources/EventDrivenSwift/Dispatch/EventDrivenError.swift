@@ -1,0 +1,29 @@
+/// The errors EventDrivenSwift reports: thrown where an API throws, otherwise passed to the
+/// bus's error handler and logged.
+public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `addListener` was given a `nil` owner; the listener was not registered.
+    case nilOwner(eventType: String)
+    /// `interestedIn: .custom` was given without a `customFilter`; the listener was not registered.
+    case missingCustomFilter(eventType: String)
+    /// `maximumAge` was negative; the listener was not registered.
+    case negativeMaximumAge(eventType: String, maximumAge: Int64)
+    /// An event was dispatched on a bus that has been shut down.
+    case busShutDown(bus: String, eventType: String)
+    /// A handler was registered on an EventThread that has been cancelled.
+    case threadCancelled(thread: String)
+
+    public var description: String {
+        switch self {
+        case .nilOwner(let type):
+            "addListener for \(type) was given a nil owner; the listener was not registered"
+        case .missingCustomFilter(let type):
+            "addListener for \(type) asked for .custom interest without a customFilter; the listener was not registered"
+        case .negativeMaximumAge(let type, let age):
+            "addListener for \(type) was given a negative maximumAge (\(age) ns); the listener was not registered"
+        case .busShutDown(let bus, let type):
+            "\(type) was dispatched on bus '\(bus)' after it shut down; the event was not delivered"
+        case .threadCancelled(let thread):
+            "a callback was added to \(thread) after it was cancelled; it will never run"
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// The subscribers of one event type on one bus: an immutable snapshot, replaced whenever a
+/// subscription is added or removed, so a dispatch reads it without waiting on anyone.
+final class _Route: Sendable {
+    let subscriptions: [_Subscription]
+    /// Present while any subscriber is `.latestOnly`; dispatch then numbers the events.
+    let latest: _LatestTracker?
+
+    init(subscriptions: [_Subscription], latest: _LatestTracker?) {
+        self.subscriptions = subscriptions
+        self.latest = latest
+    }
+}
+
+/// Every route of one bus: plain events keyed by the `ObjectIdentifier` of their type, and
+/// labelled or keyed channels by their channel identity.
+struct _Registry {
+    private(set) var routes: [ObjectIdentifier: _Route] = [:]
+    private(set) var channels: [_ChannelKey: _Route] = [:]
+    private var trackers: [ObjectIdentifier: _LatestTracker] = [:]
+
+    mutating func add(_ subscription: _Subscription) {
+        if let channel = subscription.channel {
+            var subscriptions = channels[channel]?.subscriptions ?? []
+            subscriptions.append(subscription)
+            channels[channel] = _Route(subscriptions: subscriptions, latest: nil)
+            return
+        }
+        let key = subscription.eventType
+        var subscriptions = routes[key]?.subscriptions ?? []
+        subscriptions.append(subscription)
+        routes[key] = makeRoute(key, subscriptions)
+    }
+
+    mutating func remove(_ subscription: _Subscription) {
+        if let channel = subscription.channel {
+            guard var subscriptions = channels[channel]?.subscriptions else { return }
+            subscriptions.removeAll { $0 === subscription }
+            channels[channel] = subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil)
+            return
+        }
+        let key = subscription.eventType
+        guard var subscriptions = routes[key]?.subscriptions else { return }
+        subscriptions.removeAll { $0 === subscription }
+        routes[key] = subscriptions.isEmpty ? nil : makeRoute(key, subscriptions)
+    }
+
+    /// Every subscription of every type and channel.
+    var allSubscriptions: [_Subscription] {
+        routes.values.flatMap(\.subscriptions) + channels.values.flatMap(\.subscriptions)
+    }
+
+    /// The tracker of `key`, created on first use; kept for the bus's lifetime so sequence
+    /// numbers never go back.
+    mutating func tracker(for key: ObjectIdentifier) -> _LatestTracker {
+        if let tracker = trackers[key] { return tracker }
+        let tracker = _LatestTracker()
+        trackers[key] = tracker
+        return tracker
+    }
+
+    private mutating func makeRoute(_ key: ObjectIdentifier, _ subscriptions: [_Subscription]) -> _Route {
+        let needsLatest = subscriptions.contains {
+            if case .latestOnly = $0.interest { return true }
+            return false
+        }
+        return _Route(subscriptions: subscriptions, latest: needsLatest ? tracker(for: key) : nil)
+    }
+}

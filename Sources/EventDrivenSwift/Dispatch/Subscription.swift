@@ -1,0 +1,139 @@
+import Dispatch
+import Synchronization
+
+/// Where a subscription's deliveries go.
+enum _DeliveryTarget: Sendable {
+    /// A serial mailbox: an EventThread, the listener thread, a requester context, the main actor.
+    case mailbox(_Mailbox)
+    /// A task of its own for every delivery (`.taskThread`).
+    case task
+    /// The dispatching thread itself, before the dispatch returns.
+    case synchronous
+    /// Something that forwards deliveries itself, such as a pool or a stream.
+    case sink(any _DeliverySink)
+}
+
+/// A receiver that takes deliveries directly, such as a pool choosing one of its threads.
+protocol _DeliverySink: AnyObject, Sendable {
+    func accept(_ envelope: _EventEnvelope, for subscription: _Subscription)
+}
+
+/// Where subscriptions are registered: a bus, or a pool standing between the bus and its threads.
+protocol _SubscriptionRegistrar: AnyObject, Sendable {
+    func register(_ subscription: _Subscription)
+    func unregister(_ subscription: _Subscription)
+}
+
+/// Which deliveries a listener wants, checked when the delivery is about to run.
+enum _Interest: Sendable {
+    case all
+    case latestOnly(_LatestTracker)
+    case youngerThan(nanoseconds: UInt64)
+    case custom(_EventFilter)
+}
+
+/// A user filter, run on the subscription's own serial context.
+struct _EventFilter: @unchecked Sendable {  // called only from the subscription's delivery context, like its handler
+    let accepts: (any Eventable, EventMetadata) -> Bool
+}
+
+/// The newest sequence number dispatched for one event type on one bus.
+final class _LatestTracker: Sendable {
+    private let latest = Atomic<UInt64>(0)
+
+    func advance() -> UInt64 { latest.add(1, ordering: .sequentiallyConsistent).newValue }
+    var current: UInt64 { latest.load(ordering: .sequentiallyConsistent) }
+}
+
+/// One registered handler for one event type: a listener, or a callback of an EventThread.
+///
+/// The handler is a user closure. It is only ever invoked from the context `target` names: one
+/// drain at a time for a mailbox, so never concurrently with itself; for `.taskThread` the
+/// user asked for concurrency and the documentation says the handler must be thread-safe.
+final class _Subscription: @unchecked Sendable {  // `handler` runs only as `target` serializes it; `active` is atomic; `owner` and `registrar` are weak lets
+    let eventType: ObjectIdentifier
+    let eventTypeName: String
+    /// The channel within the event type, for labelled or keyed channels; `nil` for plain events.
+    let channel: _ChannelKey?
+    weak let owner: AnyObject?
+    let hasOwner: Bool
+    let target: _DeliveryTarget
+    let interest: _Interest
+    weak let registrar: (any _SubscriptionRegistrar)?
+    private let handler: (any Eventable, EventMetadata) -> Void
+    private let active = Atomic<Bool>(true)
+
+    init<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject?,
+        target: _DeliveryTarget,
+        interest: _Interest,
+        channel: _ChannelKey? = nil,
+        registrar: any _SubscriptionRegistrar,
+        handler: @escaping (E, EventMetadata) -> Void
+    ) {
+        self.eventType = ObjectIdentifier(type)
+        self.channel = channel
+        self.eventTypeName = String(reflecting: type)
+        self.owner = owner
+        self.hasOwner = owner != nil
+        self.target = target
+        self.interest = interest
+        self.registrar = registrar
+        self.handler = { event, metadata in
+            // Routing is by the exact dynamic type, so this cast always succeeds.
+            handler(event as! E, metadata)
+        }
+    }
+
+    var isActive: Bool { active.load(ordering: .acquiring) }
+
+    /// Stops further deliveries and unregisters; safe from any thread, any number of times.
+    func cancel() {
+        guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        registrar?.unregister(self)
+    }
+
+    /// Runs the handler for `envelope` unless the subscription was removed, its owner freed,
+    /// or its interest declines the event.
+    func deliver(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
+        guard active.load(ordering: .acquiring) else { return .removed }
+        if hasOwner && owner == nil {
+            cancel()
+            return .ownerGone
+        }
+        switch interest {
+        case .all:
+            break
+        case .latestOnly(let tracker):
+            if envelope.sequence != tracker.current { return .superseded }
+        case .youngerThan(let maximumAge):
+            if maximumAge > 0 && envelope.metadata.age > maximumAge { return .expired }
+        case .custom(let filter):
+            if !filter.accepts(envelope.event, envelope.metadata) { return .filtered }
+        }
+        handler(envelope.event, envelope.metadata)
+        return .delivered
+    }
+
+    /// Hands `envelope` to this subscription's target.
+    @inline(__always)
+    func send(_ envelope: _EventEnvelope, counters: _BusCounters, tasks: _TaskTracker) {
+        switch target {
+        case .mailbox(let mailbox):
+            mailbox.enqueue(_MailboxEntry(envelope: envelope, subscription: self))
+        case .task:
+            tasks.start { [self] in
+                var tally = _DeliveryTally()
+                tally.record(deliver(envelope))
+                counters.record(tally)
+            }
+        case .synchronous:
+            var tally = _DeliveryTally()
+            tally.record(deliver(envelope))
+            counters.record(tally)
+        case .sink(let sink):
+            sink.accept(envelope, for: self)
+        }
+    }
+}

@@ -1,0 +1,3 @@
+@_exported import Dispatch
+@_exported import Observable
+@_exported import ThreadSafeSwift

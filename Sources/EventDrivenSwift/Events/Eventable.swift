@@ -1,0 +1,63 @@
+import Dispatch
+
+/// A value that can be dispatched as an event.
+///
+/// Any `Sendable` type can be an event; a `struct` of immutable values is the usual choice:
+///
+/// ```swift
+/// struct TemperatureEvent: Eventable {
+///     var temperatureInCelsius: Float
+/// }
+/// ```
+///
+/// Events are routed by their exact dynamic type, so `Box<Int>` and `Box<String>` are two
+/// different event types.
+public protocol Eventable: Sendable {}
+
+extension Eventable {
+    /// Dispatches this event through the queue of ``EventCentral/shared`` and returns at once.
+    ///
+    /// Queued events reach each receiver after its stacked events, highest priority first and,
+    /// within a priority, first in first out.
+    public func queue(priority: EventPriority = .normal) {
+        EventCentral.shared.queue(self, priority: priority)
+    }
+
+    /// Dispatches this event through the stack of ``EventCentral/shared`` and returns at once.
+    ///
+    /// Stacked events reach each receiver before its queued events, highest priority first and,
+    /// within a priority, last in first out.
+    public func stack(priority: EventPriority = .normal) {
+        EventCentral.shared.stack(self, priority: priority)
+    }
+
+    /// Dispatches this event through the queue of `bus`.
+    public func queue(on bus: EventBus, priority: EventPriority = .normal) {
+        bus.queue(self, priority: priority)
+    }
+
+    /// Dispatches this event through the stack of `bus`.
+    public func stack(on bus: EventBus, priority: EventPriority = .normal) {
+        bus.stack(self, priority: priority)
+    }
+
+    /// Queues this event on ``EventCentral/shared`` once `time` has come.
+    ///
+    /// - Returns: A handle that can cancel the dispatch while it is still pending.
+    @discardableResult
+    public func scheduleQueue(
+        at time: DispatchTime, priority: EventPriority = .normal, on bus: EventBus = EventCentral.shared
+    ) -> ScheduledEventHandle {
+        bus.schedule(self, at: time, method: .queue, priority: priority)
+    }
+
+    /// Stacks this event on ``EventCentral/shared`` once `time` has come.
+    ///
+    /// - Returns: A handle that can cancel the dispatch while it is still pending.
+    @discardableResult
+    public func scheduleStack(
+        at time: DispatchTime, priority: EventPriority = .normal, on bus: EventBus = EventCentral.shared
+    ) -> ScheduledEventHandle {
+        bus.schedule(self, at: time, method: .stack, priority: priority)
+    }
+}

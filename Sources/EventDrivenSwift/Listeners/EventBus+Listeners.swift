@@ -1,0 +1,135 @@
+import Dispatch
+import Foundation
+
+extension EventBus {
+    /// Registers `callback` for events of type `E` on this bus.
+    ///
+    /// The owner is held weakly; once it is freed the listener is removed and never called again.
+    /// A `callback` that is a method bound to the owner (`self.onEvent`) captures the owner
+    /// strongly and keeps it alive until ``EventListenerHandling/remove()``; pass the unapplied
+    /// method instead (``addListener(_:_:owner:executeOn:interestedIn:maximumAge:customFilter:)``)
+    /// to let the owner go.
+    ///
+    /// Misuse (a `nil` owner, `.custom` without a filter, a negative `maximumAge`) registers
+    /// nothing: the returned handle carries the ``EventListenerHandle/registrationError`` and
+    /// the bus reports it to its error handler and log.
+    @discardableResult
+    public func addListener<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject?,
+        executeOn: ExecuteEventOn = .requesterThread,
+        interestedIn: EventListenerInterest = .all,
+        maximumAge: Int64 = 0,
+        customFilter: TypedEventFilterCallback<E>? = nil,
+        _ callback: @escaping TypedEventCallback<E>
+    ) -> EventListenerHandle {
+        let typeName = String(reflecting: type)
+        guard let owner else { return failedRegistration(.nilOwner(eventType: typeName)) }
+        return listen(
+            type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
+            customFilter: customFilter
+        ) { event, metadata in
+            callback(event, metadata.priority, metadata.dispatchTime)
+        }
+    }
+
+    /// Registers an unapplied method of `owner` (`Owner.onEvent`), called with the weakly held
+    /// owner, so that the listener never keeps its owner alive.
+    ///
+    /// ```swift
+    /// handle = bus.addListener(TemperatureEvent.self, Self.onTemperature, owner: self)
+    /// ```
+    @discardableResult
+    public func addListener<E: Eventable, Owner: AnyObject>(
+        _ type: E.Type,
+        _ method: @escaping (Owner) -> TypedEventCallback<E>,
+        owner: Owner,
+        executeOn: ExecuteEventOn = .requesterThread,
+        interestedIn: EventListenerInterest = .all,
+        maximumAge: Int64 = 0,
+        customFilter: TypedEventFilterCallback<E>? = nil
+    ) -> EventListenerHandle {
+        let weakOwner = _WeakReference(owner)
+        return listen(
+            type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
+            customFilter: customFilter
+        ) { event, metadata in
+            guard let owner = weakOwner.object else { return }
+            method(owner)(event, metadata.priority, metadata.dispatchTime)
+        }
+    }
+
+    /// Registers `callback` with the full ``EventMetadata`` of each event.
+    ///
+    /// With a `nil` owner the listener lives until it is removed.
+    @discardableResult
+    public func listen<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject? = nil,
+        executeOn: ExecuteEventOn = .requesterThread,
+        interestedIn: EventListenerInterest = .all,
+        maximumAge: Int64 = 0,
+        customFilter: TypedEventFilterCallback<E>? = nil,
+        _ callback: @escaping (E, EventMetadata) -> Void
+    ) -> EventListenerHandle {
+        let typeName = String(reflecting: type)
+        let interest: _Interest
+        switch interestedIn {
+        case .all:
+            interest = .all
+        case .latestOnly:
+            interest = .latestOnly(registry.withLock { $0.tracker(for: ObjectIdentifier(type)) })
+        case .youngerThan:
+            guard maximumAge >= 0 else {
+                return failedRegistration(.negativeMaximumAge(eventType: typeName, maximumAge: maximumAge))
+            }
+            interest = .youngerThan(nanoseconds: UInt64(maximumAge))
+        case .custom:
+            guard let customFilter else { return failedRegistration(.missingCustomFilter(eventType: typeName)) }
+            interest = .custom(
+                _EventFilter { event, metadata in
+                    customFilter(event as! E, metadata.priority, metadata.dispatchTime)
+                })
+        }
+        let subscription = _Subscription(
+            type, owner: owner, target: target(for: executeOn), interest: interest, registrar: self, handler: callback)
+        register(subscription)
+        return EventListenerHandle(subscription)
+    }
+
+    private func failedRegistration(_ error: EventDrivenError) -> EventListenerHandle {
+        report(error)
+        return EventListenerHandle(failedWith: error)
+    }
+
+    /// Resolves `executeOn` to a delivery target at registration time.
+    private func target(for executeOn: ExecuteEventOn) -> _DeliveryTarget {
+        switch executeOn {
+        case .listenerThread: return .mailbox(listenerMailbox)
+        case .taskThread: return .task
+        case .mainActor: return .mailbox(mainMailbox)
+        case .synchronous: return .synchronous
+        case .requesterThread: return .mailbox(requesterMailbox())
+        }
+    }
+
+    /// The serial context of the caller; see ``ExecuteEventOn/requesterThread``.
+    private func requesterMailbox() -> _Mailbox {
+        if let context = _ReceiverContext.current {
+            return context.mailbox
+        }
+        #if canImport(Darwin)
+            if Thread.isMainThread { return mainMailbox }
+        #endif
+        if let queue = OperationQueue.current?.underlyingQueue {
+            return _Mailbox(executor: .queue(queue), counters: counters)
+        }
+        return _Mailbox(executor: .queue(.global()), counters: counters)
+    }
+}
+
+/// A weak reference that can cross threads.
+struct _WeakReference<Object: AnyObject>: @unchecked Sendable {  // a weak let: loading it is atomic in the runtime
+    weak let object: Object?
+    init(_ object: Object) { self.object = object }
+}

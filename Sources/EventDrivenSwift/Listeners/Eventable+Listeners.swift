@@ -1,0 +1,48 @@
+extension Eventable {
+    /// Registers `callback` for events of this type, as `TemperatureEvent.addListener(self, onTemperature)`.
+    ///
+    /// - Parameters:
+    ///   - requester: The owner, held weakly: once it is freed the listener is removed. `nil`
+    ///     registers nothing and is reported (see ``EventDrivenError/nilOwner(eventType:)``).
+    ///   - callback: Called with the event, its priority and its dispatch time. A method bound
+    ///     to the owner keeps the owner alive; see the unapplied-method overload.
+    ///   - executeOn: Where the callback runs; by default the registering serial context.
+    ///   - interestedIn: Which events the listener wants; by default all.
+    ///   - maximumAge: For `.youngerThan`, the largest age in nanoseconds; 0 means no limit.
+    ///   - customFilter: For `.custom`, decides per event.
+    ///   - bus: The bus to listen on; by default ``EventCentral/shared``.
+    /// - Returns: A handle whose `remove()` stops further deliveries.
+    @discardableResult
+    public static func addListener(
+        _ requester: AnyObject?,
+        _ callback: @escaping TypedEventCallback<Self>,
+        executeOn: ExecuteEventOn = .requesterThread,
+        interestedIn: EventListenerInterest = .all,
+        maximumAge: Int64 = 0,
+        customFilter: TypedEventFilterCallback<Self>? = nil,
+        on bus: EventBus = EventCentral.shared
+    ) -> EventListenerHandle {
+        bus.addListener(
+            Self.self, owner: requester, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
+            customFilter: customFilter, callback)
+    }
+
+    /// Registers an unapplied method of `owner`, as `TemperatureEvent.addListener(self, Owner.onTemperature)`.
+    ///
+    /// The method is called with the weakly held owner, so the listener never keeps its owner
+    /// alive; once the owner is freed the listener is removed.
+    @discardableResult
+    public static func addListener<Owner: AnyObject>(
+        _ owner: Owner,
+        _ method: @escaping (Owner) -> TypedEventCallback<Self>,
+        executeOn: ExecuteEventOn = .requesterThread,
+        interestedIn: EventListenerInterest = .all,
+        maximumAge: Int64 = 0,
+        customFilter: TypedEventFilterCallback<Self>? = nil,
+        on bus: EventBus = EventCentral.shared
+    ) -> EventListenerHandle {
+        bus.addListener(
+            Self.self, method, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
+            customFilter: customFilter)
+    }
+}

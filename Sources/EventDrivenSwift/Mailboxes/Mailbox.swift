@@ -1,0 +1,145 @@
+import Dispatch
+import Synchronization
+
+/// The serial inbox of one receiver: an EventThread, the listener thread of a bus, or a
+/// listener's requester context.
+///
+/// Producers append under a short lock and wake the drainer only when it was idle. The drainer
+/// takes everything pending at once and runs it in D3 order outside the lock, so a producer
+/// never waits on a handler, and events that arrive meanwhile wait for the next batch.
+final class _Mailbox: Sendable {
+    private let state = Mutex(_MailboxState())
+    /// Mirrors `lifecycle == .closed` so the drainer can stop mid-batch without the lock.
+    private let isClosed = Atomic<Bool>(false)
+    private let drainer = _DrainerBuffers()
+    /// Starts drains when the mailbox goes from idle to busy.
+    let executor: _MailboxExecutor
+    /// Where this mailbox reports what it delivered and discarded.
+    let counters: _BusCounters
+
+    init(executor: _MailboxExecutor, counters: _BusCounters) {
+        self.executor = executor
+        self.counters = counters
+    }
+
+    /// Appends `entry`; returns `false` when the mailbox no longer accepts events.
+    @discardableResult
+    func enqueue(_ entry: _MailboxEntry) -> Bool {
+        switch state.withLock({ $0.enqueue(entry) }) {
+        case .none: return true
+        case .wake:
+            executor.wake(self)
+            return true
+        case .rejected:
+            counters.discarded.add(1, ordering: .relaxed)
+            return false
+        }
+    }
+
+    /// Runs `body` once everything enqueued before this call has been handled (or discarded).
+    func addBarrier(_ body: @escaping @Sendable () -> Void) {
+        switch state.withLock({ $0.addBarrier(body) }) {
+        case .runNow: body()
+        case .none: break
+        case .wake: executor.wake(self)
+        }
+    }
+
+    /// Events waiting plus events of the batch in progress.
+    var load: Int {
+        state.withLock { $0.pending.count + $0.inProgress }
+    }
+
+    /// Events waiting, not counting the batch in progress.
+    var pendingCount: Int {
+        state.withLock { $0.pending.count }
+    }
+
+    /// Closes the mailbox at once. Returns how many pending events were discarded.
+    @discardableResult
+    func close() -> Int {
+        isClosed.store(true, ordering: .sequentiallyConsistent)
+        let (discarded, barriers) = state.withLock { $0.close() }
+        counters.discarded.add(discarded, ordering: .relaxed)
+        for barrier in barriers { barrier() }
+        executor.wake(self)
+        return discarded
+    }
+
+    /// Stops accepting events; what is pending is still delivered, then the drainer finishes.
+    func closeAfterDraining() {
+        if state.withLock({ $0.closeAfterDraining() }) == .wake {
+            executor.wake(self)
+        }
+    }
+
+    /// The outcome of one step of the drainer.
+    enum Step {
+        case ran
+        case empty
+        case idle
+        case finished
+    }
+
+    /// Takes the pending batch and handles it. Only the mailbox's single active drainer calls
+    /// this; the `isScheduled` handshake under the lock guarantees there is one at a time.
+    func runBatch(mayIdle: Bool) -> Step {
+        let buffers = drainer
+        let taken = state.withLock { $0.take(into: &buffers.batch, barriers: &buffers.barriers, mayIdle: mayIdle) }
+        switch taken {
+        case .empty: return .empty
+        case .idle: return .idle
+        case .finished: return .finished
+        case .batch: break
+        }
+        var tally = _DeliveryTally()
+        buffers.batchCount = buffers.batch.count
+        buffers.position = 0
+        buffers.lastDiscarded = 0
+        buffers.batch.forEachInOrder { entry in
+            if isClosed.load(ordering: .relaxed) { return false }
+            buffers.position += 1
+            tally.record(entry.subscription.deliver(entry.envelope))
+            return true
+        }
+        if isClosed.load(ordering: .relaxed) {
+            let undelivered = buffers.batchCount - buffers.position
+            counters.discarded.add(undelivered, ordering: .relaxed)
+            buffers.lastDiscarded = undelivered
+        }
+        counters.record(tally)
+        buffers.batch.removeAll()
+        let barriers = buffers.barriers
+        buffers.barriers.removeAll(keepingCapacity: true)
+        for barrier in barriers { barrier() }
+        return .ran
+    }
+
+    /// Runs batches until the mailbox is idle or finished; used by queue-based executors.
+    func runUntilIdle() {
+        while true {
+            switch runBatch(mayIdle: true) {
+            case .ran, .empty: continue
+            case .idle, .finished: return
+            }
+        }
+    }
+
+    /// How many events of the last batch a close discarded. Read only after the drainer has
+    /// stopped, or by the drainer's own thread.
+    var discardedFromLastBatch: Int { drainer.lastDiscarded }
+
+    /// How many events of the batch in progress come after the one being handled. Read only by
+    /// the drainer's own thread, from inside a handler.
+    var remainingInCurrentBatch: Int { drainer.batchCount - drainer.position }
+}
+
+/// The drainer's working buffers, reused batch after batch so that steady-state draining
+/// allocates nothing.
+private final class _DrainerBuffers: @unchecked Sendable {  // used only by the single active drainer, handed over under the mailbox lock
+    var batch = _MailboxLanes<_MailboxEntry>()
+    var barriers: [@Sendable () -> Void] = []
+    var lastDiscarded = 0
+    var batchCount = 0
+    var position = 0
+}

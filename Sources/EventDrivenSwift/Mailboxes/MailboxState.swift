@@ -1,0 +1,102 @@
+/// The state of one mailbox, changed only under the mailbox's lock.
+///
+/// A pure state machine: every transition returns what the caller must do once the lock is
+/// released (wake the drainer, run barriers), so that the lock is never held across user code.
+struct _MailboxState {
+    enum Lifecycle {
+        /// Accepts events.
+        case open
+        /// Accepts nothing new, delivers what is pending, then finishes.
+        case draining
+        /// Accepts and delivers nothing.
+        case closed
+    }
+
+    var pending = _MailboxLanes<_MailboxEntry>()
+    /// Callbacks that run once every entry enqueued before them has been handled.
+    var barriers: [@Sendable () -> Void] = []
+    /// `true` while a drain is requested or running; a producer wakes the drainer only when
+    /// it finds this `false`.
+    var isScheduled = false
+    var lifecycle = Lifecycle.open
+    /// Entries taken by the drainer and not yet handled, for load-aware balancing.
+    var inProgress = 0
+
+    enum EnqueueAction: Equatable {
+        case none
+        case wake
+        case rejected
+    }
+
+    mutating func enqueue(_ entry: _MailboxEntry) -> EnqueueAction {
+        guard lifecycle == .open else { return .rejected }
+        pending.append(entry, method: entry.envelope.metadata.method, priority: entry.envelope.metadata.priority)
+        return scheduleIfIdle()
+    }
+
+    enum BarrierAction {
+        /// Nothing is pending or running: run the barrier now.
+        case runNow
+        case none
+        case wake
+    }
+
+    mutating func addBarrier(_ barrier: @escaping @Sendable () -> Void) -> BarrierAction {
+        if !isScheduled && pending.isEmpty && barriers.isEmpty { return .runNow }
+        barriers.append(barrier)
+        return scheduleIfIdle() == .wake ? .wake : .none
+    }
+
+    private mutating func scheduleIfIdle() -> EnqueueAction {
+        if isScheduled { return .none }
+        isScheduled = true
+        return .wake
+    }
+
+    enum TakeResult {
+        /// A batch was moved into the drainer's buffers.
+        case batch
+        /// Nothing pending; the mailbox is still scheduled (the drainer may look again).
+        case empty
+        /// Nothing pending; the mailbox is now idle and the next enqueue wakes it.
+        case idle
+        /// The mailbox is finished; the drainer stops.
+        case finished
+    }
+
+    /// Moves everything pending into `batch` and `batchBarriers` (which must be empty).
+    mutating func take(
+        into batch: inout _MailboxLanes<_MailboxEntry>,
+        barriers batchBarriers: inout [@Sendable () -> Void],
+        mayIdle: Bool
+    ) -> TakeResult {
+        inProgress = 0
+        if lifecycle == .closed { return .finished }
+        if pending.isEmpty && barriers.isEmpty {
+            if lifecycle == .draining { return .finished }
+            guard mayIdle else { return .empty }
+            isScheduled = false
+            return .idle
+        }
+        swap(&pending, &batch)
+        swap(&barriers, &batchBarriers)
+        inProgress = batch.count
+        return .batch
+    }
+
+    /// Closes the mailbox; returns the entries dropped and the barriers to run.
+    mutating func close() -> (discarded: Int, barriers: [@Sendable () -> Void]) {
+        lifecycle = .closed
+        let discarded = pending.count
+        pending.removeAll()
+        let released = barriers
+        barriers = []
+        return (discarded, released)
+    }
+
+    /// Stops accepting new entries; pending ones are still delivered.
+    mutating func closeAfterDraining() -> EnqueueAction {
+        if lifecycle == .open { lifecycle = .draining }
+        return scheduleIfIdle()
+    }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A persistent thread that drains one mailbox: it parks while the mailbox is idle, wakes when
+/// a producer finds it idle, and exits once the mailbox is finished.
+final class _MailboxThread: Sendable {
+    private let wakeSignal = DispatchSemaphore(value: 0)
+    private let exitSignal = DispatchSemaphore(value: 0)
+    private let hasExited = Atomic<Bool>(false)
+    private let threadID = Atomic<UInt>(0)
+    /// How many empty looks the drainer takes, yielding between them, before it parks.
+    private let spinLimit: Int
+    let name: String
+
+    init(name: String, spinLimit: Int = 16) {
+        self.name = name
+        self.spinLimit = spinLimit
+    }
+
+    /// Starts the thread on `mailbox`. The thread holds the mailbox, never its owner.
+    func start(_ mailbox: _Mailbox) {
+        let thread = Thread { [self] in
+            threadID.store(_MailboxThread.currentThreadID, ordering: .releasing)
+            _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
+                run(mailbox)
+            }
+            hasExited.store(true, ordering: .releasing)
+            exitSignal.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    private func run(_ mailbox: _Mailbox) {
+        var emptyLooks = 0
+        while true {
+            switch mailbox.runBatch(mayIdle: emptyLooks >= spinLimit) {
+            case .ran:
+                emptyLooks = 0
+            case .empty:
+                emptyLooks += 1
+                sched_yield()
+            case .idle:
+                emptyLooks = 0
+                wakeSignal.wait()
+            case .finished:
+                return
+            }
+        }
+    }
+
+    func wake() {
+        wakeSignal.signal()
+    }
+
+    /// `true` when called on this thread.
+    var isCurrent: Bool {
+        threadID.load(ordering: .acquiring) == _MailboxThread.currentThreadID
+    }
+
+    /// Blocks until the thread has exited; returns at once when called on the thread itself.
+    func waitForExit() {
+        guard !isCurrent, !hasExited.load(ordering: .acquiring) else { return }
+        exitSignal.wait()
+        exitSignal.signal()
+    }
+
+    private static var currentThreadID: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: Int(bitPattern: pthread_self()))
+        #else
+            UInt(pthread_self())
+        #endif
+    }
+}

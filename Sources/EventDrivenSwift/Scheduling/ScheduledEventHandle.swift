@@ -1,0 +1,42 @@
+import Dispatch
+import Synchronization
+
+/// A pending scheduled dispatch, returned by `scheduleQueue(at:)` and `scheduleStack(at:)`.
+public final class ScheduledEventHandle: Sendable, Hashable {
+    /// When the event is due.
+    public let dueTime: DispatchTime
+    private let state = Atomic<UInt8>(_ScheduledState.pending.rawValue)
+
+    init(dueTime: DispatchTime) {
+        self.dueTime = dueTime
+    }
+
+    /// Cancels the dispatch.
+    /// - Returns: `true` if the event had not been dispatched yet and now never will be.
+    @discardableResult
+    public func cancel() -> Bool {
+        transition(to: .cancelled)
+    }
+
+    /// `true` once ``cancel()`` has succeeded.
+    public var isCancelled: Bool { state.load(ordering: .acquiring) == _ScheduledState.cancelled.rawValue }
+
+    /// `true` once the event has been dispatched.
+    public var hasFired: Bool { state.load(ordering: .acquiring) == _ScheduledState.fired.rawValue }
+
+    /// Moves from pending to `next`; only one of firing and cancelling can win.
+    func transition(to next: _ScheduledState) -> Bool {
+        state.compareExchange(
+            expected: _ScheduledState.pending.rawValue, desired: next.rawValue, ordering: .acquiringAndReleasing
+        ).exchanged
+    }
+
+    public static func == (lhs: ScheduledEventHandle, rhs: ScheduledEventHandle) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+enum _ScheduledState: UInt8 {
+    case pending
+    case fired
+    case cancelled
+}

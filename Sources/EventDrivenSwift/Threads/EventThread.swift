@@ -1,0 +1,148 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A persistent thread that receives events: subclass it, override ``registerEventListeners()``
+/// and register a callback per event type.
+///
+/// ```swift
+/// final class TemperatureProcessor: EventThread {
+///     override func registerEventListeners() {
+///         addEventCallback(onTemperatureEvent, forEventType: TemperatureEvent.self)
+///     }
+///     func onTemperatureEvent(_ event: TemperatureEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime) {}
+/// }
+/// let processor = TemperatureProcessor()   // registered and running
+/// ```
+///
+/// The thread starts when it is created, uses no CPU while nothing is pending, and runs its
+/// callbacks one at a time in the order of SPEC D3. It is observable (``Observable``).
+///
+/// Callbacks that are methods of the thread (`onTemperatureEvent` above) keep it alive, as a
+/// running `Thread` is kept alive: call ``cancel(draining:)`` to stop it, after which it is
+/// freed once your own references are gone.
+open class EventThread: ObservableClass, @unchecked Sendable {  // mutable state lives in the Mutex-guarded mailbox and `subscriptions`
+    /// The bus this thread listens on.
+    public let bus: EventBus
+    let mailbox: _Mailbox
+    private let runner: _MailboxThread?
+    private let registrar: any _SubscriptionRegistrar
+    private let subscriptions = Mutex<[_Subscription]>([])
+    private let isCancelledFlag = Atomic<Bool>(false)
+
+    /// Creates the thread on `bus`, calls ``registerEventListeners()``, and starts it.
+    public required init(bus: EventBus = EventCentral.shared) {
+        self.bus = bus
+        let runner = _MailboxThread(name: "EventThread(\(type(of: self)))")
+        self.runner = runner
+        self.mailbox = _Mailbox(executor: .thread(runner), counters: bus.counters)
+        self.registrar = _EventThreadRegistration.override ?? bus
+        super.init()
+        registerEventListeners()
+        runner.start(mailbox)
+    }
+
+    /// Creates a receiver whose callbacks run on the main queue instead of a thread of its own.
+    init(mainActorBus bus: EventBus) {
+        self.bus = bus
+        self.runner = nil
+        self.mailbox = _Mailbox(executor: .queue(.main), counters: bus.counters)
+        self.registrar = _EventThreadRegistration.override ?? bus
+        super.init()
+        registerEventListeners()
+    }
+
+    deinit {
+        // Reached only when no callback holds the thread; stop the runner it leaves behind.
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
+        mailbox.close()
+    }
+
+    /// Override to register your callbacks with ``addEventCallback(_:forEventType:)``.
+    /// Called once, from the initializer.
+    open func registerEventListeners() {}
+
+    /// Registers `callback` for events of type `TEvent` dispatched on ``bus``.
+    ///
+    /// Several callbacks may be registered for one type; each event reaches them in the order
+    /// they were added.
+    /// - Returns: A handle whose `remove()` stops further deliveries to this callback.
+    @discardableResult
+    public func addEventCallback<TEvent: Eventable>(
+        _ callback: @escaping TypedEventCallback<TEvent>, forEventType: TEvent.Type = TEvent.self
+    ) -> EventListenerHandle {
+        addEventCallback(forEventType) { event, metadata in
+            callback(event, metadata.priority, metadata.dispatchTime)
+        }
+    }
+
+    /// Registers `callback` for events of type `TEvent`, with their full ``EventMetadata``.
+    @discardableResult
+    public func addEventCallback<TEvent: Eventable>(
+        _ type: TEvent.Type, _ callback: @escaping (TEvent, EventMetadata) -> Void
+    ) -> EventListenerHandle {
+        guard !isCancelled else {
+            let error = EventDrivenError.threadCancelled(thread: String(describing: Swift.type(of: self)))
+            bus.report(error)
+            return EventListenerHandle(failedWith: error)
+        }
+        let subscription = _Subscription(
+            type, owner: nil, target: .mailbox(mailbox), interest: .all, registrar: registrar, handler: callback)
+        subscriptions.withLock { $0.append(subscription) }
+        registrar.register(subscription)
+        return EventListenerHandle(subscription)
+    }
+
+    /// Removes the callback registered with `token`.
+    public func removeEventCallback(_ handle: EventListenerHandle) {
+        handle.remove()
+    }
+
+    /// `true` once the thread has been cancelled.
+    public var isCancelled: Bool { isCancelledFlag.load(ordering: .acquiring) }
+
+    /// Events waiting for this thread, plus those of the batch it is running.
+    public var pendingEventCount: Int { mailbox.load }
+
+    /// Stops the thread.
+    ///
+    /// - Parameter draining: `false` (the default) finishes the callback in progress and
+    ///   discards everything else pending; `true` stops accepting new events and lets the
+    ///   thread deliver what is pending first.
+    /// - Returns: How many pending events were discarded.
+    ///
+    /// Called from another thread, `cancel` waits until the thread has exited; called from one
+    /// of the thread's own callbacks, it returns at once and the thread stops once the callback
+    /// returns. Afterwards every callback is released, so the thread is freed once your own
+    /// references are gone.
+    @discardableResult
+    open func cancel(draining: Bool = false) -> Int {
+        guard !isCancelledFlag.exchange(true, ordering: .acquiringAndReleasing) else { return 0 }
+        let registered = subscriptions.withLock { subscriptions in
+            defer { subscriptions = [] }
+            return subscriptions
+        }
+        for subscription in registered { registrar.unregister(subscription) }
+        var discarded = 0
+        if draining {
+            mailbox.closeAfterDraining()
+            runner?.waitForExit()
+        } else {
+            let isOwnThread = runner?.isCurrent ?? (_ReceiverContext.current?.mailbox === mailbox)
+            discarded = mailbox.close()
+            if isOwnThread {
+                discarded += mailbox.remainingInCurrentBatch
+            } else {
+                runner?.waitForExit()
+                discarded += mailbox.discardedFromLastBatch
+            }
+        }
+        for subscription in registered { subscription.cancel() }
+        return discarded
+    }
+}
+
+/// Lets a pool build its threads without registering them on the bus directly.
+enum _EventThreadRegistration {
+    @TaskLocal static var override: (any _SubscriptionRegistrar)?
+}

@@ -1,0 +1,10 @@
+/// An ``EventThread`` whose callbacks always run on the main actor, one at a time, in order.
+///
+/// It has no thread of its own: its events are drained on the main queue, which must be
+/// running (an app, `dispatchMain()`, or an async `main`).
+open class UIEventThread: EventThread, @unchecked Sendable {  // inherits EventThread's Mutex-guarded state
+    /// Creates the receiver on `bus` and calls ``registerEventListeners()``.
+    public required init(bus: EventBus = EventCentral.shared) {
+        super.init(mainActorBus: bus)
+    }
+}

@@ -1,0 +1,62 @@
+import Synchronization
+
+/// The storage behind ``Observable``: a thread-safe list of weakly held observers.
+///
+/// Embed one in a type that cannot inherit from ``ObservableClass``.
+public final class ObserverRegistry: Sendable {
+    private struct Entry {
+        let id: ObjectIdentifier
+        weak var object: AnyObject?
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Adds `observer` (held weakly); adding it again keeps one entry.
+    public func add(_ observer: AnyObject) {
+        let id = ObjectIdentifier(observer)
+        let box = WeakBox(observer)
+        entries.withLock { entries in
+            entries.removeAll { $0.object == nil }
+            guard !entries.contains(where: { $0.id == id }) else { return }
+            entries.append(Entry(id: id, object: box.object))
+        }
+    }
+
+    /// Removes `observer`.
+    public func remove(_ observer: AnyObject) {
+        let id = ObjectIdentifier(observer)
+        entries.withLock { entries in entries.removeAll { $0.id == id || $0.object == nil } }
+    }
+
+    /// The observers still alive, in the order they were added.
+    public var liveObservers: [AnyObject] {
+        entries.withLock { entries in
+            WeakBox.Many(entries.compactMap { $0.object })
+        }.objects
+    }
+
+    /// How many observers are still alive.
+    public var count: Int { liveObservers.count }
+
+    /// Calls `body` for every live observer conforming to `ObserverProtocol`. The lock is not held
+    /// while `body` runs, so `body` may add or remove observers.
+    public func forEach<ObserverProtocol>(_ body: (ObserverProtocol) throws -> Void) rethrows {
+        for case let observer as ObserverProtocol in liveObservers {
+            try body(observer)
+        }
+    }
+}
+
+/// Moves object references out of the registry's lock.
+private struct WeakBox: @unchecked Sendable {  // created and read inside `entries.withLock`
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+
+    struct Many: @unchecked Sendable {  // a snapshot taken inside `entries.withLock`
+        let objects: [AnyObject]
+        init(_ objects: [AnyObject]) { self.objects = objects }
+    }
+}

@@ -1,0 +1,171 @@
+// The temperature story of the EventDrivenSwift README, told end to end on any platform.
+import EventDrivenSwift
+
+struct TemperatureEvent: Eventable {
+    var temperatureInCelsius: Float
+}
+
+enum TemperatureRating: String, Sendable {
+    case belowFreezing = "Below Freezing"
+    case freezing = "Freezing"
+    case reallyCold = "Really Cold"
+    case cold = "Cold"
+    case chilly = "Chilly"
+    case warm = "Warm"
+    case hot = "Hot"
+    case reallyHot = "Really Hot"
+    case boiling = "Boiling"
+    case aboveBoiling = "Steam"
+
+    static func fromTemperature(_ temperatureInCelsius: Float) -> TemperatureRating {
+        if temperatureInCelsius < 0 { return .belowFreezing }
+        if temperatureInCelsius == 0 { return .freezing }
+        if temperatureInCelsius < 5 { return .reallyCold }
+        if temperatureInCelsius < 10 { return .cold }
+        if temperatureInCelsius < 16 { return .chilly }
+        if temperatureInCelsius < 22 { return .warm }
+        if temperatureInCelsius < 25 { return .hot }
+        if temperatureInCelsius < 100 { return .reallyHot }
+        if temperatureInCelsius == 100 { return .boiling }
+        return .aboveBoiling
+    }
+}
+
+/// The reciprocal event: the temperature together with its rating.
+struct TemperatureRatingEvent: Eventable {
+    var temperatureInCelsius: Float
+    var temperatureRating: TemperatureRating
+}
+
+protocol TemperatureProcessorObserver: AnyObject {
+    func onTemperatureEvent(temperatureInCelsius: Float)
+}
+
+/// Receives temperatures on a thread of its own, rates them, tells its observers, and
+/// dispatches the rating as a reciprocal event.
+final class TemperatureProcessor: EventThread, @unchecked Sendable {  // its state is in @ThreadSafeSemaphore properties
+    @ThreadSafeSemaphore public var temperatureInCelsius: Float = Float.zero
+    @ThreadSafeSemaphore public var temperatureRating: TemperatureRating = .freezing
+
+    override func registerEventListeners() {
+        addEventCallback(onTemperatureEvent, forEventType: TemperatureEvent.self)
+    }
+
+    func onTemperatureEvent(_ event: TemperatureEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+        temperatureInCelsius = event.temperatureInCelsius
+        temperatureRating = TemperatureRating.fromTemperature(event.temperatureInCelsius)
+        withObservers { (observer: TemperatureProcessorObserver) in
+            observer.onTemperatureEvent(temperatureInCelsius: event.temperatureInCelsius)
+        }
+        TemperatureRatingEvent(temperatureInCelsius: temperatureInCelsius, temperatureRating: temperatureRating).queue()
+    }
+}
+
+/// An observer of the processor, as a view might be.
+final class Thermometer: TemperatureProcessorObserver, @unchecked Sendable {  // only touched from the processor's thread
+    func onTemperatureEvent(temperatureInCelsius: Float) {
+        print("  observer: the processor saw \(temperatureInCelsius) °C")
+    }
+}
+
+/// A view model that listens for ratings. The unapplied method `Self.onRating` lets the model
+/// be freed while it is still registered.
+final class TemperatureRatingViewModel: @unchecked Sendable {  // its fields are only touched from its listener's serial context
+    var temperatureInCelsius: Float = 0
+    var temperatureRating: TemperatureRating = .freezing
+    var listenerHandle: EventListenerHandling?
+
+    init() {
+        listenerHandle = TemperatureRatingEvent.addListener(self, TemperatureRatingViewModel.onRating)
+    }
+
+    func onRating(_ event: TemperatureRatingEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+        temperatureInCelsius = event.temperatureInCelsius
+        temperatureRating = event.temperatureRating
+        print("  view model: \(event.temperatureInCelsius) °C is \(event.temperatureRating.rawValue)")
+    }
+}
+
+let bus = EventCentral.shared
+print("1. An EventThread receives a TemperatureEvent")
+let temperatureProcessor = TemperatureProcessor()
+let thermometer = Thermometer()
+temperatureProcessor.addObserver(thermometer)
+print("  before: \(temperatureProcessor.temperatureInCelsius) °C, \(temperatureProcessor.temperatureRating.rawValue)")
+var viewModel: TemperatureRatingViewModel? = TemperatureRatingViewModel()
+TemperatureEvent(temperatureInCelsius: 25.5).queue()
+await bus.drain()
+await bus.drain()  // the reciprocal rating event was dispatched by a handler
+print("  after: \(temperatureProcessor.temperatureInCelsius) °C, \(temperatureProcessor.temperatureRating.rawValue)")
+
+print("2. Priorities: one batch runs stacked events first, then queued ones")
+let order = ThreadSafeSemaphore(wrappedValue: [String]())
+struct Labelled: Eventable { let label: String }
+let gate = DispatchSemaphore(value: 0)
+struct Gate: Eventable {}
+let orderListener = bus.listen(Labelled.self, executeOn: .listenerThread) { event, _ in
+    order.withLock { $0.append(event.label) }
+}
+let gateListener = bus.listen(Gate.self, executeOn: .listenerThread) { _, _ in gate.wait() }
+Gate().queue()
+Labelled(label: "q1").queue(priority: .normal)
+Labelled(label: "s1").stack(priority: .normal)
+Labelled(label: "q2").queue(priority: .high)
+Labelled(label: "s2").stack(priority: .low)
+Labelled(label: "s3").stack(priority: .normal)
+Labelled(label: "q3").queue(priority: .lowest)
+gate.signal()
+await bus.drain()
+print("  dispatched q1 s1 q2 s2 s3 q3, handled \(order.wrappedValue.joined(separator: " "))")
+orderListener.remove()
+gateListener.remove()
+
+print("3. Latest-only interest skips a backlog")
+let latest = ThreadSafeSemaphore(wrappedValue: [Float]())
+let latestListener = bus.listen(TemperatureEvent.self, executeOn: .listenerThread, interestedIn: .latestOnly) {
+    event, _ in
+    latest.withLock { $0.append(event.temperatureInCelsius) }
+}
+Gate().queue()
+let gateAgain = bus.listen(Gate.self, executeOn: .listenerThread) { _, _ in gate.wait() }
+Gate().queue()
+for reading in [10, 11, 12, 13] as [Float] { TemperatureEvent(temperatureInCelsius: reading).queue() }
+gate.signal()
+await bus.drain()
+await bus.drain()
+print("  four readings queued behind a busy listener; it saw only \(latest.wrappedValue)")
+latestListener.remove()
+gateAgain.remove()
+
+print("4. Scheduled dispatch, without a main run loop")
+let fired = DispatchSemaphore(value: 0)
+let scheduledListener = bus.listen(TemperatureEvent.self, executeOn: .taskThread) { event, metadata in
+    if event.temperatureInCelsius == 100 {
+        let late = (DispatchTime.now().uptimeNanoseconds - metadata.dispatchTime.uptimeNanoseconds) / 1_000
+        print("  the scheduled 100 °C reading arrived \(late) µs after it was due")
+        fired.signal()
+    }
+}
+let cancelled = TemperatureEvent(temperatureInCelsius: -40).scheduleQueue(at: .now() + 0.2)
+TemperatureEvent(temperatureInCelsius: 100).scheduleQueue(at: .now() + 0.3, priority: .highest)
+print("  cancelling the -40 °C reading before it is due: \(cancelled.cancel())")
+fired.wait()
+scheduledListener.remove()
+
+print("5. Owners: a freed view model is no longer called")
+viewModel = nil
+TemperatureEvent(temperatureInCelsius: 30).queue()
+await bus.drain()
+await bus.drain()
+
+print("6. Misuse is reported, not ignored")
+let failed = TemperatureEvent.addListener(nil, { _, _, _ in })
+print("  addListener(nil, …): \(failed.registrationError.map(String.init(describing:)) ?? "no error")")
+
+print("7. Stopping the EventThread")
+weak var weakProcessor = temperatureProcessor
+let discarded = temperatureProcessor.cancel()
+print(
+    "  cancelled with \(discarded) events discarded; freed once unreferenced: \(weakProcessor != nil ? "pending" : "yes")"
+)
+print("Statistics of the shared bus: \(bus.statistics)")
