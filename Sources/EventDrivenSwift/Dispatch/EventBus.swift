@@ -30,6 +30,8 @@ public final class EventBus: Sendable {
     private let isShutDownFlag = Atomic<Bool>(false)
     private let errorHandler = Mutex<(@Sendable (EventDrivenError) -> Void)?>(nil)
     private let sharedMailboxes = Mutex(_SharedMailboxes())
+    /// State values and consumers (Channels/, States/, Consumers/).
+    let stores = _BusStores()
 
     /// Creates an independent bus.
     /// - Parameters:
@@ -73,7 +75,10 @@ public final class EventBus: Sendable {
             report(.busShutDown(bus: label, eventType: String(reflecting: type(of: event))))
             return
         }
-        deliver(event, metadata: metadata, route: registry.withLock({ $0.routes[key] }))
+        let route = registry.withLock({ $0.routes[key] })
+        // Consumers run first, on this thread; the check is one relaxed load while there are none.
+        if offerToConsumers(event, type: key, metadata: metadata) && route == nil { return }
+        deliver(event, metadata: metadata, route: route)
     }
 
     /// Dispatches `message` to the subscribers of one labelled or keyed channel.

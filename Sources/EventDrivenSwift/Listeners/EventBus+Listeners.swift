@@ -103,7 +103,7 @@ extension EventBus {
     }
 
     /// Resolves `executeOn` to a delivery target at registration time.
-    private func target(for executeOn: ExecuteEventOn) -> _DeliveryTarget {
+    func target(for executeOn: ExecuteEventOn) -> _DeliveryTarget {
         switch executeOn {
         case .listenerThread: return .mailbox(listenerMailbox)
         case .taskThread: return .task

@@ -1,0 +1,39 @@
+/// A subscription to a channel or a state; `unsubscribe()` ends it.
+///
+/// Handlers that take the subscription as their first argument can end it themselves, which
+/// makes a one-shot handler:
+///
+/// ```swift
+/// bus.subscribe(MyEvents.strings) { subscription, string in
+///     print(string)
+///     subscription.unsubscribe()
+/// }
+/// ```
+public struct ChannelSubscription: Hashable, Sendable {
+    let subscription: _Subscription
+
+    init(_ subscription: _Subscription) {
+        self.subscription = subscription
+    }
+
+    /// Ends the subscription: no delivery that has not started yet runs the handler.
+    /// Safe from any thread, including from inside the handler, any number of times.
+    public func unsubscribe() {
+        subscription.cancel()
+    }
+
+    /// `true` until ``unsubscribe()`` or the bus's shutdown.
+    public var isActive: Bool { subscription.isActive }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.subscription === rhs.subscription }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(subscription)) }
+}
+
+/// Lets a handler reach its own subscription; the subscription is set before it is
+/// registered, so before any delivery can run.
+final class _SubscriptionReference: @unchecked Sendable {  // `subscription` is written once, before registration (under the registry lock) publishes it
+    weak var subscription: _Subscription?
+
+    /// The handle of the subscription whose handler is running.
+    var handle: ChannelSubscription? { subscription.map(ChannelSubscription.init) }
+}

@@ -1,0 +1,66 @@
+import Dispatch
+
+extension EventBus {
+    // MARK: Publishing
+
+    /// Publishes `message` on `channel` and returns once the synchronous subscribers have run;
+    /// every other subscriber gets it in its own context, queued with `priority`.
+    ///
+    /// A message that no one subscribed to is counted as ``EventBusStatistics/undelivered``.
+    public func publish<Message>(
+        _ channel: EventChannel<Message>, _ message: Message, priority: EventPriority = .normal
+    ) {
+        dispatch(
+            _ChannelMessage(message: message), toChannel: channel.identity,
+            metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: .now(), scheduledTime: nil))
+    }
+
+    /// Signals `channel`, a channel whose messages carry no data.
+    public func publish(_ channel: EventChannel<NoMessage>, priority: EventPriority = .normal) {
+        publish(channel, NoMessage(), priority: priority)
+    }
+
+    // MARK: Subscribing
+
+    /// Calls `handler` with every message published on `channel` from now on, in `context`.
+    ///
+    /// The subscription lasts until ``ChannelSubscription/unsubscribe()`` or the bus's shutdown.
+    @discardableResult
+    public func subscribe<Message>(
+        _ channel: EventChannel<Message>, on context: DeliveryContext = .requesterThread,
+        _ handler: @escaping (Message) -> Void
+    ) -> ChannelSubscription {
+        subscribe(channel, on: context) { (_: ChannelSubscription, message: Message) in handler(message) }
+    }
+
+    /// Calls `handler` with its own subscription and every message published on `channel` from
+    /// now on, in `context`; the handler can end the subscription, for example after the first
+    /// message.
+    @discardableResult
+    public func subscribe<Message>(
+        _ channel: EventChannel<Message>, on context: DeliveryContext = .requesterThread,
+        _ handler: @escaping (ChannelSubscription, Message) -> Void
+    ) -> ChannelSubscription {
+        let reference = _SubscriptionReference()
+        let subscription = _Subscription(
+            _ChannelMessage<Message>.self, owner: nil, target: target(for: context), interest: .all,
+            channel: channel.identity, registrar: self
+        ) { envelope, _ in
+            guard let handle = reference.handle else { return }
+            handler(handle, envelope.message)
+        }
+        reference.subscription = subscription
+        register(subscription)
+        return ChannelSubscription(subscription)
+    }
+
+    /// Ends `subscription`; the same as ``ChannelSubscription/unsubscribe()``.
+    public func unsubscribe(_ subscription: ChannelSubscription) {
+        subscription.unsubscribe()
+    }
+
+    /// How many subscriptions `channel` has on this bus.
+    public func subscriberCount<Message>(for channel: EventChannel<Message>) -> Int {
+        registry.withLock { $0.channels[channel.identity]?.subscriptions.count ?? 0 }
+    }
+}

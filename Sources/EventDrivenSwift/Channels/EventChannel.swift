@@ -1,0 +1,48 @@
+/// A named, typed channel: subscribers get the `Message` values published on it.
+///
+/// The same message type can travel on several channels; a channel is told apart from the
+/// others by its message type, its label and, for a keyed channel, its key:
+///
+/// ```swift
+/// enum MyEvents {
+///     static let interesting = EventChannel<InterestingMessage>(label: "An interesting event")
+///     static let strings = EventChannel<String>(label: "An event with a String message")
+///     static func player(_ id: Int) -> EventChannel<PlayerMove> { EventChannel(label: "Player moves", key: id) }
+/// }
+/// bus.subscribe(MyEvents.strings) { string in print(string) }
+/// bus.publish(MyEvents.strings, "Hello")
+/// ```
+///
+/// A channel is a plain value: create it wherever it is needed, and equal channels reach the
+/// same subscribers. Keys are compared with their own `==`, never by hash alone, so different
+/// keys never see each other's messages.
+public struct EventChannel<Message: Sendable>: Hashable, Sendable, CustomStringConvertible {
+    /// The channel's name.
+    public let label: String
+    /// The channel's key, or `nil` for a channel that has none.
+    public let key: (any Hashable & Sendable)?
+    let identity: _ChannelKey
+
+    /// A channel named `label`.
+    public init(label: String) {
+        self.label = label
+        self.key = nil
+        self.identity = _ChannelKey(.messages, Message.self, label: label, key: _Unkeyed())
+    }
+
+    /// One channel of the family named `label`, such as one per player id: equal keys make
+    /// one channel.
+    public init<Key: Hashable & Sendable>(label: String, key: Key) {
+        self.label = label
+        self.key = key
+        self.identity = _ChannelKey(.messages, Message.self, label: label, key: key)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
+    public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+
+    public var description: String {
+        let key = key.map { ", key: \($0)" } ?? ""
+        return "EventChannel<\(Message.self)>(label: \"\(label)\"\(key))"
+    }
+}

@@ -1,0 +1,63 @@
+import Dispatch
+
+extension EventBus {
+    /// Registers `consumer` after the consumers registered before it. The bus holds it weakly:
+    /// once it is freed it is no longer called. Registering a consumer that is already
+    /// registered changes nothing, so it still consumes each event once.
+    /// - Returns: `false` if `consumer` was already registered.
+    @discardableResult
+    public func register(_ consumer: any EventConsumer) -> Bool {
+        stores.consumers.add(consumer)
+    }
+
+    /// Stops calling `consumer`. A dispatch already under way on another thread may still
+    /// call it once.
+    /// - Returns: `false` if `consumer` was not registered.
+    @discardableResult
+    public func unregister(_ consumer: any EventConsumer) -> Bool {
+        stores.consumers.remove(consumer)
+    }
+
+    /// How many live consumers are registered.
+    public var consumerCount: Int {
+        stores.consumers.snapshot.count { $0.consumer != nil }
+    }
+
+    /// The dispatch path's hook for consumers: runs the consumers that accept `event`, each
+    /// followed by its did-consume notice.
+    /// - Returns: `true` if at least one consumer consumed `event`.
+    @inline(__always)
+    func offerToConsumers<E: Eventable>(_ event: E, type: ObjectIdentifier, metadata: EventMetadata) -> Bool {
+        guard !stores.consumers.isEmpty else { return false }
+        return runConsumers(event, type: type, metadata: metadata)
+    }
+
+    private func runConsumers<E: Eventable>(_ event: E, type: ObjectIdentifier, metadata: EventMetadata) -> Bool {
+        let isNotice = type == ObjectIdentifier(DidConsumeEvent.self)
+        var consumed = 0
+        var sawReleased = false
+        for entry in stores.consumers.snapshot {
+            guard let consumer = entry.consumer else {
+                sawReleased = true
+                continue
+            }
+            guard entry.accepts(type) else { continue }
+            consumer.consume(event)
+            consumed += 1
+            if !isNotice && wantsConsumptionNotices {
+                dispatch(
+                    DidConsumeEvent(consumer: consumer, event: event),
+                    metadata: EventMetadata(
+                        priority: metadata.priority, method: metadata.method, dispatchTime: .now(), scheduledTime: nil))
+            }
+        }
+        if consumed > 0 { counters.delivered.add(consumed, ordering: .relaxed) }
+        if sawReleased { stores.consumers.pruneReleased() }
+        return consumed > 0
+    }
+
+    /// `true` while a listener, subscriber or consumer of ``DidConsumeEvent`` is registered.
+    private var wantsConsumptionNotices: Bool {
+        stores.consumers.wantsNotices || registry.withLock { $0.routes[ObjectIdentifier(DidConsumeEvent.self)] != nil }
+    }
+}

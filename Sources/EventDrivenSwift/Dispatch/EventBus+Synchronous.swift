@@ -1,0 +1,29 @@
+import Dispatch
+
+extension EventBus {
+    /// Dispatches `event` and returns once every synchronous receiver has handled it: the
+    /// bus's consumers (``EventConsumer``), then the listeners registered with
+    /// ``ExecuteEventOn/synchronous``, each in registration order, on the calling thread.
+    ///
+    /// Every other listener gets the event queued with `priority`, as with ``queue(_:priority:)``.
+    /// A receiver may dispatch from inside its handler; that dispatch runs its own synchronous
+    /// receivers before it returns.
+    ///
+    /// ```swift
+    /// bus.listen(NavigationEvent.self, executeOn: .synchronous) { event, _ in navigate(to: event.destination) }
+    /// bus.dispatchNow(NavigationEvent(destination: .screenTwo))   // navigated when this returns
+    /// ```
+    public func dispatchNow<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
+        dispatch(
+            event, metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: .now(), scheduledTime: nil)
+        )
+    }
+}
+
+extension Eventable {
+    /// Dispatches this event on `bus` and returns once every synchronous receiver has handled
+    /// it; see ``EventBus/dispatchNow(_:priority:)``.
+    public func dispatchNow(on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal) {
+        bus.dispatchNow(self, priority: priority)
+    }
+}

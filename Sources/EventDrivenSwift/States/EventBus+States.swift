@@ -1,0 +1,120 @@
+import Dispatch
+
+extension EventBus {
+    // MARK: Values
+
+    /// Makes `value` the current value of `state` and notifies its subscribers, unless it
+    /// equals the current value.
+    ///
+    /// Synchronous subscribers run before `set` returns. Subscribers on a serial context see
+    /// every change, in the order the changes were made; subscribers that run on the setter's
+    /// thread or in tasks may skip a value that a newer one overtook, but never see an older
+    /// value after a newer one.
+    /// - Returns: `true` if the value changed; `false` if it was equal, or the bus is shut down
+    ///   (reported as ``EventDrivenError/busShutDown(bus:eventType:)``).
+    @discardableResult
+    public func set<Value>(_ state: EventState<Value>, to value: Value) -> Bool {
+        guard !isShutDown else {
+            counters.rejected.add(1, ordering: .relaxed)
+            report(.busShutDown(bus: label, eventType: state.description))
+            return false
+        }
+        let cell = stores.states.cell(for: state)
+        // Serial subscribers are enqueued under the state's lock, so changes reach them in order
+        // and never interleave with a new subscriber's first value; handlers that run inside
+        // `send` run after the lock is released, so they may use the bus freely.
+        let (changed, envelope, onSender) = cell.withLock { slot -> (Bool, _EventEnvelope?, [_Subscription]) in
+            guard slot.value != value else { return (false, nil, []) }
+            slot.value = value
+            slot.version += 1
+            guard let route = registry.withLock({ $0.channels[state.identity] }) else { return (true, nil, []) }
+            let envelope = stateEnvelope(value, version: slot.version)
+            var onSender: [_Subscription] = []
+            for subscription in route.subscriptions {
+                if subscription.target.runsOnSender {
+                    onSender.append(subscription)
+                } else {
+                    subscription.send(envelope, counters: counters, tasks: tasks)
+                }
+            }
+            return (true, envelope, onSender)
+        }
+        if let envelope {
+            for subscription in onSender { subscription.send(envelope, counters: counters, tasks: tasks) }
+        }
+        return changed
+    }
+
+    /// The current value of `state` on this bus, or `nil` if it was never set; it does not
+    /// subscribe.
+    public func value<Value>(of state: EventState<Value>) -> Value? {
+        stores.states.existingCell(for: state)?.withLock { $0.value }
+    }
+
+    /// Forgets the current value of `state` without notifying anyone: new subscribers get no
+    /// first value, and the next `set` is a change whatever its value.
+    public func removeValue<Value>(of state: EventState<Value>) {
+        stores.states.existingCell(for: state)?.withLock { slot in slot.value = nil }
+    }
+
+    // MARK: Subscribing
+
+    /// Calls `handler` in `context` with the current value of `state`, if it has one, then with
+    /// every change.
+    ///
+    /// The current value reaches the handler before any later change. With
+    /// ``DeliveryContext/synchronous`` it is delivered before `subscribe` returns.
+    @discardableResult
+    public func subscribe<Value>(
+        _ state: EventState<Value>, on context: DeliveryContext = .requesterThread,
+        _ handler: @escaping (Value) -> Void
+    ) -> ChannelSubscription {
+        subscribe(state, on: context) { (_: ChannelSubscription, value: Value) in handler(value) }
+    }
+
+    /// Calls `handler` in `context` with its own subscription and the current value of `state`,
+    /// if it has one, then with every change; the handler can end the subscription, for example
+    /// after the first value.
+    @discardableResult
+    public func subscribe<Value>(
+        _ state: EventState<Value>, on context: DeliveryContext = .requesterThread,
+        _ handler: @escaping (ChannelSubscription, Value) -> Void
+    ) -> ChannelSubscription {
+        let gate = _StateGate()
+        let reference = _SubscriptionReference()
+        let subscription = _Subscription(
+            _StateChange<Value>.self, owner: nil, target: target(for: context),
+            interest: .custom(_EventFilter { change, _ in gate.admit((change as! _StateChange<Value>).version) }),
+            channel: state.identity, registrar: self
+        ) { change, _ in
+            guard let handle = reference.handle else { return }
+            handler(handle, change.value)
+        }
+        reference.subscription = subscription
+        let cell = stores.states.cell(for: state)
+        // Registering and enqueueing the current value under the state's lock puts the value
+        // ahead of every later change in a serial subscriber's mailbox.
+        let replay = cell.withLock { slot -> _EventEnvelope? in
+            register(subscription)
+            guard let value = slot.value else { return nil }
+            let envelope = stateEnvelope(value, version: slot.version)
+            if subscription.target.runsOnSender { return envelope }
+            subscription.send(envelope, counters: counters, tasks: tasks)
+            return nil
+        }
+        if let replay { subscription.send(replay, counters: counters, tasks: tasks) }
+        return ChannelSubscription(subscription)
+    }
+
+    /// How many subscriptions `state` has on this bus.
+    public func subscriberCount<Value>(for state: EventState<Value>) -> Int {
+        registry.withLock { $0.channels[state.identity]?.subscriptions.count ?? 0 }
+    }
+
+    private func stateEnvelope<Value: Equatable & Sendable>(_ value: Value, version: UInt64) -> _EventEnvelope {
+        _EventEnvelope(
+            event: _StateChange(value: value, version: version),
+            metadata: EventMetadata(priority: .normal, method: .queue, dispatchTime: .now(), scheduledTime: nil),
+            sequence: 0)
+    }
+}

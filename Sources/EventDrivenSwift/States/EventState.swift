@@ -1,0 +1,47 @@
+/// A named value that subscribers watch: a new subscriber first gets the current value, if
+/// there is one, then every change.
+///
+/// ```swift
+/// enum GameStates {
+///     static let player1 = EventState<PlayerInfo>(label: "Player 1 State")
+///     static func player(_ id: Int) -> EventState<PlayerInfo> { EventState(label: "Player", key: id) }
+/// }
+/// bus.subscribe(GameStates.player1) { info in print("Player 1 is now \(info)") }
+/// bus.set(GameStates.player1, to: PlayerInfo(numberOfLives: 3, health: 75, armor: 10))
+/// bus.value(of: GameStates.player1)   // the current value, without subscribing
+/// ```
+///
+/// The current values live in the bus: each bus has its own. Setting a value equal to the
+/// current one notifies no one. A state is told apart from the others by its value type, its
+/// label and, for a keyed state, its key (compared with its own `==`); a state never shares
+/// subscribers with an ``EventChannel`` of the same label.
+public struct EventState<Value: Equatable & Sendable>: Hashable, Sendable, CustomStringConvertible {
+    /// The state's name.
+    public let label: String
+    /// The state's key, or `nil` for a state that has none.
+    public let key: (any Hashable & Sendable)?
+    let identity: _ChannelKey
+
+    /// A state named `label`.
+    public init(label: String) {
+        self.label = label
+        self.key = nil
+        self.identity = _ChannelKey(.state, Value.self, label: label, key: _Unkeyed())
+    }
+
+    /// One state of the family named `label`, such as one per player id: equal keys make one
+    /// state.
+    public init<Key: Hashable & Sendable>(label: String, key: Key) {
+        self.label = label
+        self.key = key
+        self.identity = _ChannelKey(.state, Value.self, label: label, key: key)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
+    public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+
+    public var description: String {
+        let key = key.map { ", key: \($0)" } ?? ""
+        return "EventState<\(Value.self)>(label: \"\(label)\"\(key))"
+    }
+}
