@@ -1,0 +1,55 @@
+import EventDrivenSwift
+
+/// The event every scenario sends: a small struct, whose value is a sequence number or a send time.
+struct Tick: Eventable {
+    let value: UInt64
+}
+
+/// Which side of the comparison a contender is on.
+enum ContenderKind: Sendable {
+    case ours
+    case floor
+    case peer
+}
+
+/// A running delivery path from one producer to some receivers.
+struct Pipeline {
+    /// Sends one event; called from the producer thread only.
+    let send: (Tick) -> Void
+    /// Stops every receiver and frees what the pipeline made.
+    let tearDown: () -> Void
+}
+
+/// One way of delivering events: one of our delivery modes, the floor, or a peer library.
+protocol Contender: Sendable {
+    /// The short name used in tables and on the command line.
+    var name: String { get }
+    var kind: ContenderKind { get }
+    /// `true` when `send` runs the handlers before it returns.
+    var isSynchronous: Bool { get }
+    /// `true` when the contender routes by event type, so S4 means something for it.
+    var routesByType: Bool { get }
+    /// Builds a pipeline to `receivers` handlers; `handler` gets the receiver's index.
+    /// `otherTypes` more event types are registered beside `Tick` (S4).
+    func makePipeline(receivers: Int, otherTypes: Int, handler: @escaping @Sendable (Int, Tick) -> Void) -> Pipeline
+}
+
+/// Every contender, ours first, then the floor and the peers.
+let allContenders: [any Contender] = [
+    EDSContender(mode: .eventThread),
+    EDSContender(mode: .listenerThread),
+    EDSContender(mode: .requesterThread),
+    EDSContender(mode: .synchronous),
+    FloorContender(),
+    NotificationCenterContender(),
+    CombineContender(receiveOnQueue: false),
+    CombineContender(receiveOnQueue: true),
+    AsyncStreamContender(),
+]
+
+/// The peers that every one of our figures is compared with.
+let peerNames = allContenders.filter { $0.kind == .peer }.map(\.name)
+
+func contender(named name: String) -> (any Contender)? {
+    allContenders.first { $0.name == name }
+}

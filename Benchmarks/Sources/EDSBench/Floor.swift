@@ -1,0 +1,118 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A mutex and a condition variable, the plainest way to hand work to another thread.
+final class LockedCondition: @unchecked Sendable {  // the pthread mutex guards every use of the condition and the caller's state
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    @inline(__always) func lock() { pthread_mutex_lock(mutex) }
+    @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+    /// Waits for a signal; call with the lock held.
+    @inline(__always) func wait() { pthread_cond_wait(condition, mutex) }
+    @inline(__always) func signal() { pthread_cond_signal(condition) }
+}
+
+/// The floor's queue: producers append under the lock and signal only a waiting consumer; the
+/// consumer thread takes everything pending at once and calls the handler for each event.
+final class FloorQueue: @unchecked Sendable {  // `items`, `waiting` and `closed` are guarded by `lock`; `spare` belongs to the consumer
+    private let lock = LockedCondition()
+    private var items: [Tick] = []
+    private var spare: [Tick] = []
+    private var waiting = false
+    private var closed = false
+    private let exited = DispatchSemaphore(value: 0)
+
+    init(handler: @escaping @Sendable (Tick) -> Void) {
+        let thread = Thread { [self] in
+            consume(handler)
+            exited.signal()
+        }
+        thread.start()
+    }
+
+    func push(_ tick: Tick) {
+        lock.lock()
+        items.append(tick)
+        let wake = waiting
+        waiting = false
+        lock.unlock()
+        if wake { lock.signal() }
+    }
+
+    func close() {
+        lock.lock()
+        closed = true
+        lock.unlock()
+        lock.signal()
+        exited.wait()
+    }
+
+    private func consume(_ handler: (Tick) -> Void) {
+        while true {
+            lock.lock()
+            while items.isEmpty && !closed {
+                waiting = true
+                lock.wait()
+            }
+            if closed {
+                lock.unlock()
+                return
+            }
+            swap(&items, &spare)
+            lock.unlock()
+            for tick in spare { handler(tick) }
+            spare.removeAll(keepingCapacity: true)
+        }
+    }
+}
+
+/// The floor (SPEC PF2): closures called under a lock. Asynchronous scenarios deliver through one
+/// `FloorQueue` to one consumer thread, which calls every receiver's closure for each event.
+struct FloorContender: Contender {
+    var name: String { "floor" }
+    var kind: ContenderKind { .floor }
+    var isSynchronous: Bool { false }
+    var routesByType: Bool { false }
+
+    func makePipeline(receivers: Int, otherTypes: Int, handler: @escaping @Sendable (Int, Tick) -> Void) -> Pipeline {
+        let queue = FloorQueue { tick in for index in 0..<receivers { handler(index, tick) } }
+        return Pipeline(send: queue.push, tearDown: queue.close)
+    }
+}
+
+/// The synchronous floor of S6: a closure called under a lock.
+final class FloorDirect: @unchecked Sendable {  // `handlers` is guarded by `lock`
+    private let lock = LockedCondition()
+    private var handlers: [(Tick) -> Void] = []
+
+    func add(_ handler: @escaping (Tick) -> Void) {
+        lock.lock()
+        handlers.append(handler)
+        lock.unlock()
+    }
+
+    @inline(never)
+    func send(_ tick: Tick) {
+        lock.lock()
+        for handler in handlers { handler(tick) }
+        lock.unlock()
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// The sizes of every scenario.
+enum Config {
+    static let s1Events = 200_000
+    static let s2Events = 100_000
+    static let s2Receivers = 10
+    static let s4OtherTypes = 100
+    static let pings = 10_000
+    static let s6Events = 2_000_000
+    static let idleThreads = 10
+}
+
+/// The command line: `EDSBench [--runs N] [--only S1,S3,...] [--malloc-lib PATH] [--title TEXT]`,
+/// or `EDSBench --child s5|alloc|idle CONTENDER` for the scenarios measured in a child process.
+struct Options {
+    var runs = 5
+    var only: Set<String>? = nil
+    var mallocLibrary: String? = nil
+    var title = "EventDrivenSwift benchmarks"
+    var child: (ChildScenario, String)? = nil
+
+    init(_ arguments: [String]) {
+        var rest = arguments.dropFirst()[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--runs": runs = Int(rest.popFirst() ?? "") ?? runs
+            case "--only": only = Set((rest.popFirst() ?? "").uppercased().split(separator: ",").map(String.init))
+            case "--malloc-lib": mallocLibrary = rest.popFirst()
+            case "--title": title = rest.popFirst() ?? title
+            case "--child":
+                if let kind = ChildScenario(rawValue: rest.popFirst() ?? ""), let name = rest.popFirst() {
+                    child = (kind, name)
+                }
+            default:
+                FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
+                exit(2)
+            }
+        }
+    }
+
+    func wants(_ scenario: String) -> Bool { only?.contains(scenario) ?? true }
+}
+
+let options = Options(CommandLine.arguments)
+
+if let (scenario, name) = options.child {
+    guard let contender = contender(named: name) else { exit(2) }
+    runChild(scenario, contender: contender)
+    exit(0)
+}
+
+/// Runs `measure` for every contender, `options.runs` rounds, interleaving contenders within a round.
+func collect(_ contenders: [any Contender], _ measure: (any Contender) -> Double?) -> [(any Contender, Samples)] {
+    var samples = Array(repeating: Samples(), count: contenders.count)
+    for _ in 0..<options.runs {
+        for (index, contender) in contenders.enumerated() {
+            if let value = measure(contender) { samples[index].values.append(value) }
+        }
+    }
+    return Array(zip(contenders, samples))
+}
+
+let startedAt = Date()
+print("## \(options.title)\n")
+print("- date: \(ISO8601DateFormatter().string(from: startedAt))")
+print("- machine: \(machineDescription())")
+print("- command: `\(CommandLine.arguments.joined(separator: " "))`")
+print("- median of \(options.runs) runs per figure; contenders interleaved within each run")
+print("- `÷ floor`: the figure divided by the floor's; `vs X`: how many times better than X (> 1: ours is better)\n")
+
+let asynchronous = allContenders.filter { !$0.isSynchronous }
+let synchronous = allContenders.filter { $0.isSynchronous || $0.kind == .floor }
+
+if options.wants("S1") {
+    let results = collect(allContenders) { measureThroughput($0, receivers: 1, events: Config.s1Events) }
+    printComparison(
+        title: "S1: one producer → one receiver, \(Config.s1Events) queued events", unit: "M events/s",
+        direction: .higherIsBetter, results: results, scale: 1e6)
+}
+
+if options.wants("S2") {
+    let results = collect(allContenders) {
+        measureThroughput($0, receivers: Config.s2Receivers, events: Config.s2Events)
+    }
+    printComparison(
+        title: "S2: fan-out to \(Config.s2Receivers) receivers, \(Config.s2Events) events",
+        unit: "M deliveries/s", direction: .higherIsBetter, results: results, scale: 1e6)
+}
+
+if options.wants("S3") {
+    var p50: [(any Contender, Samples)] = []
+    var p99: [(any Contender, Samples)] = []
+    var maximum: [(any Contender, Samples)] = []
+    var runs = Array(repeating: [LatencySample](), count: asynchronous.count)
+    for _ in 0..<options.runs {
+        for (index, contender) in asynchronous.enumerated() {
+            runs[index].append(measureLatency(contender, pings: Config.pings))
+        }
+    }
+    for (index, contender) in asynchronous.enumerated() {
+        p50.append((contender, Samples(values: runs[index].map(\.p50))))
+        p99.append((contender, Samples(values: runs[index].map(\.p99))))
+        maximum.append((contender, Samples(values: runs[index].map(\.max))))
+    }
+    let title = "S3: ping-pong latency, dispatch → callback, \(Config.pings) pings per run"
+    printComparison(title: "\(title): p50", unit: "µs", direction: .lowerIsBetter, results: p50, scale: 1e3)
+    printComparison(title: "\(title): p99", unit: "µs", direction: .lowerIsBetter, results: p99, scale: 1e3)
+    printComparison(title: "\(title): max", unit: "µs", direction: .lowerIsBetter, results: maximum, scale: 1e3)
+}
+
+if options.wants("S4") {
+    let routed = allContenders.filter { $0.routesByType || $0.kind == .floor }
+    let results = collect(routed) {
+        measureThroughput($0, receivers: 1, events: Config.s1Events, otherTypes: Config.s4OtherTypes)
+    }
+    printComparison(
+        title: "S4: S1 with \(Config.s4OtherTypes) other event types registered (the floor routes nothing)",
+        unit: "M events/s", direction: .higherIsBetter, results: results, scale: 1e6)
+}
+
+if options.wants("S5") {
+    let results = collect(allContenders) { measureInChild(.peakMemory, contender: $0) }
+    printComparison(
+        title: "S5: peak RSS (VmHWM) of a process running S1 once", unit: "MB", direction: .lowerIsBetter,
+        results: results, scale: 1024)
+    if let floor = results.first(where: { $0.0.kind == .floor })?.1.median {
+        let rows = results.map { [$0.0.name, format(($0.1.median - floor) / 1024)] }
+        printTable(["contender", "MB above the floor's process"], rows)
+    }
+}
+
+if options.wants("S6") {
+    let results = collect(synchronous) { measureSynchronousCost($0, events: Config.s6Events) }
+    printComparison(
+        title: "S6: synchronous dispatch to one handler (the floor: a closure called under a lock)",
+        unit: "ns/event", direction: .lowerIsBetter, results: results)
+}
+
+if options.wants("S7") {
+    print("### S7: pool of 2 threads vs one thread, ~1 µs of work per event\n")
+    print("TODO: not measured yet — `EventPool` (Sources/EventDrivenSwift/Pools/) is not in the library yet.\n")
+}
+
+if options.wants("IDLE") {
+    let parked = allContenders.filter { !$0.isSynchronous }
+    let results = collect(parked) { measureInChild(.idle, contender: $0) }
+    printComparison(
+        title: "Idle: CPU of a process with \(Config.idleThreads) parked receivers, over 1 s",
+        unit: "% of a core", direction: .lowerIsBetter, results: results, ratios: false)
+}
+
+if options.wants("ALLOC") {
+    if let library = options.mallocLibrary {
+        let results = collect(allContenders) {
+            measureInChild(.allocations, contender: $0, environment: ["LD_PRELOAD": library])
+        }
+        printComparison(
+            title: "Heap allocations per queued event, S1 steady state (malloc counter preloaded)",
+            unit: "allocations/event", direction: .lowerIsBetter, results: results, ratios: false)
+    } else {
+        print("### Allocations: skipped (pass --malloc-lib PATH to the built tools/malloccount.so)\n")
+    }
+}
+
+print("Total time: \(format(Date().timeIntervalSince(startedAt))) s")
