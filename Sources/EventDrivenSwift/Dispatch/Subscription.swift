@@ -53,6 +53,8 @@ final class _LatestTracker: Sendable {
 final class _Subscription: @unchecked Sendable {  // `handler` runs only as `target` serializes it; `active` is atomic; `owner` and `registrar` are weak lets
     let eventType: ObjectIdentifier
     let eventTypeName: String
+    /// The event type itself, so that a pool can subscribe to the bus for the types its threads register.
+    let eventMetatype: any Eventable.Type
     /// The channel within the event type, for labelled or keyed channels; `nil` for plain events.
     let channel: _ChannelKey?
     weak let owner: AnyObject?
@@ -75,6 +77,7 @@ final class _Subscription: @unchecked Sendable {  // `handler` runs only as `tar
         self.eventType = ObjectIdentifier(type)
         self.channel = channel
         self.eventTypeName = String(reflecting: type)
+        self.eventMetatype = type
         self.owner = owner
         self.hasOwner = owner != nil
         self.target = target
@@ -87,6 +90,15 @@ final class _Subscription: @unchecked Sendable {  // `handler` runs only as `tar
     }
 
     var isActive: Bool { active.load(ordering: .acquiring) }
+
+    /// `true` when deliveries wait in a receiver's D3 lanes (a mailbox, or a sink such as a pool
+    /// that forwards to one) rather than running at once or in a task of their own.
+    var usesLanes: Bool {
+        switch target {
+        case .mailbox, .sink: true
+        case .task, .synchronous: false
+        }
+    }
 
     /// Stops further deliveries and unregisters; safe from any thread, any number of times.
     func cancel() {

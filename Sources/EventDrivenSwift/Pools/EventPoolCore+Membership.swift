@@ -1,0 +1,200 @@
+import Dispatch
+import Synchronization
+
+/// Growing, shrinking, hand-overs and stopping: everything that changes a pool's threads.
+extension _EventPoolCore {
+    // MARK: Growing and shrinking
+
+    /// Starts the pool with `count` threads and arms the periodic scaling check.
+    func start(threads count: Int) {
+        scaling.withLock { _ in resize(to: count) }
+        armPeriodicCheck()
+    }
+
+    /// Asks the scaler for a thread count and adds or retires threads to match.
+    func evaluateScaling(now: DispatchTime) {
+        scaling.withLock { scaler in
+            guard !isStopped else { return }
+            let target = max(1, scaler.threadCount(for: metrics, at: now))
+            resize(to: target)
+        }
+    }
+
+    /// Adds or retires threads until `target` receive events. Called with `scaling` held.
+    private func resize(to target: Int) {
+        let current = locked.withLock { $0.state.members }
+        if target > current.count {
+            let added = (current.count..<target).map { _ in makeMember() }
+            let superseded = locked.withLock { locked -> _EventPoolSnapshot? in
+                guard !locked.state.isStopped else { return nil }
+                _ = locked.state.add(added)
+                return installSnapshot(&locked)
+            }
+            guard let superseded else {
+                for member in added { member.thread.cancel() }
+                return
+            }
+            finishSuperseding(superseded)
+        } else if target < current.count {
+            // Retire the least loaded threads, the newest first among equals.
+            let loads = current.enumerated().map { (index: $0.offset, load: $0.element.mailbox.load) }
+            let chosen = loads.sorted { ($0.load, -$0.index) < ($1.load, -$1.index) }.prefix(current.count - target)
+            let ids = Set(chosen.map { current[$0.index].id })
+            let superseded = locked.withLock { locked -> _EventPoolSnapshot? in
+                guard locked.state.retire(ids) != nil else { return nil }
+                return installSnapshot(&locked)
+            }
+            finishSuperseding(superseded)
+        }
+    }
+
+    /// Builds one thread whose callbacks register with the pool instead of the bus.
+    private func makeMember() -> _EventPoolMember {
+        let thread = _EventThreadRegistration.$override.withValue(self) { makeThread() }
+        let id = locked.withLock { $0.state.makeID() }
+        return _EventPoolMember(id: id, thread: thread)
+    }
+
+    private func armPeriodicCheck() {
+        guard let interval = evaluationInterval else { return }
+        let handle = _EventScheduler.shared.schedule(at: .now() + .nanoseconds(interval.poolNanoseconds)) {
+            [weak self] in
+            // Off the scheduler thread: building threads runs user code.
+            DispatchQueue.global().async { [weak self] in self?.periodicCheck() }
+        }
+        let keep = locked.withLock { locked -> Bool in
+            guard !locked.state.isStopped else { return false }
+            locked.periodicCheck = handle
+            return true
+        }
+        if !keep { handle.cancel() }
+    }
+
+    private func periodicCheck() {
+        guard !isStopped else { return }
+        evaluateScaling(now: .now())
+        armPeriodicCheck()
+    }
+
+    // MARK: Deferred work
+
+    /// No dispatch uses the snapshot of `generation` any more: run what was waiting for that.
+    func snapshotReleased(_ generation: UInt64) {
+        let work = locked.withLock { locked -> [@Sendable () -> Void] in
+            var work: [@Sendable () -> Void] = []
+            for deferred in locked.state.released(generation) {
+                if deferred.isHandover {
+                    let countdown = _Countdown(deferred.previous.count + 1) { [self] in handoverFinished() }
+                    // Under the lock, before any retiree is told to stop, so every barrier runs.
+                    for member in deferred.previous { member.mailbox.addBarrier { countdown.tick() } }
+                    work.append { countdown.tick() }
+                }
+                for retiree in deferred.retirees {
+                    work.append { [self] in DispatchQueue.global().async { self.finishRetiring(retiree) } }
+                }
+                if let onReady = deferred.onReady { work.append(onReady) }
+            }
+            return work
+        }
+        for item in work { item() }
+    }
+
+    /// Lets a retired thread handle everything it accepted, then stops it.
+    private func finishRetiring(_ retiree: _EventPoolMember) {
+        retiree.thread.cancel(draining: true)
+        let waiters = locked.withLock { locked -> [@Sendable () -> Void] in
+            locked.handledByRetired += retiree.accepted.load(ordering: .relaxed)
+            return locked.state.retireeFinished(retiree.id)
+        }
+        for waiter in waiters { waiter() }
+    }
+
+    /// The old threads of a hand-over are done; release the held events when none is pending.
+    private func handoverFinished() {
+        if locked.withLock({ $0.state.handoverFinished() }) {
+            DispatchQueue.global().async { [self] in flushHeld() }
+        }
+    }
+
+    /// Routes the held events in arrival order; events arriving meanwhile queue behind them.
+    private func flushHeld() {
+        while true {
+            let (step, snapshot) = locked.withLock { locked -> (State.FlushStep, _EventPoolSnapshot?) in
+                let step = locked.state.nextFlush()
+                guard case .route = step else { return (step, nil) }
+                locked.snapshot.pin()
+                return (step, locked.snapshot)
+            }
+            switch step {
+            case .route(let events):
+                guard let snapshot else { return }
+                for event in events { route(event.envelope, key: event.key, through: snapshot) }
+                if snapshot.unpin() { snapshotReleased(snapshot.generation) }
+            case .paused:
+                return
+            case .done(let waiters):
+                for waiter in waiters { waiter() }
+                return
+            }
+        }
+    }
+
+    // MARK: Stopping
+
+    /// Stops every thread; see ``EventPool/stop(draining:)``.
+    func stop(draining: Bool) -> Int {
+        scaling.withLock { _ in
+            if draining { waitForHandovers() }
+            let ready = DispatchSemaphore(value: 0)
+            let stopped = locked.withLock {
+                locked -> (State.StopResult, _EventPoolSnapshot, [_Subscription], ScheduledEventHandle?)? in
+                guard let result = locked.state.stop(onReady: { ready.signal() }) else { return nil }
+                let old = installSnapshot(&locked)
+                let forwarding = Array(locked.busSubscriptions.values)
+                locked.busSubscriptions = [:]
+                defer { locked.periodicCheck = nil }
+                return (result, old, forwarding, locked.periodicCheck)
+            }
+            guard let (result, old, forwarding, periodicCheck) = stopped else { return 0 }
+            periodicCheck?.cancel()
+            for subscription in forwarding { subscription.cancel() }
+            finishSuperseding(old)
+            // Dispatches already routing finish enqueuing before the threads stop.
+            ready.wait()
+            for waiter in result.waiters { waiter() }
+            var discarded = result.held.count
+            if discarded > 0 { bus.counters.discarded.add(discarded, ordering: .relaxed) }
+            for member in result.members { discarded += member.thread.cancel(draining: draining) }
+            return discarded
+        }
+    }
+
+    /// Blocks until no event is held for a hand-over. Called with `scaling` held, so no new
+    /// hand-over can start.
+    private func waitForHandovers() {
+        let released = DispatchSemaphore(value: 0)
+        while locked.withLock({ $0.state.waitForHandover { released.signal() } }) {
+            released.wait()
+        }
+    }
+
+    /// `true` when called from a callback running on one of the pool's threads.
+    var isOnMemberThread: Bool {
+        guard let current = _ReceiverContext.current?.mailbox else { return false }
+        return locked.withLock { $0.state.members.contains { $0.mailbox === current } }
+    }
+}
+
+extension _EventPoolState {
+    typealias StopResult = (members: [Member], held: [Held], waiters: [Waiter], superseded: UInt64)
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, clamped to `Int`.
+    var poolNanoseconds: Int {
+        let (seconds, attoseconds) = components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow else { return seconds < 0 ? Int.min : Int.max }
+        return Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,214 @@
+import Dispatch
+import Synchronization
+
+/// The machinery of an ``EventPool``: it stands between the bus and the pool's threads.
+///
+/// Threads register their callbacks here (a ``_SubscriptionRegistrar``); the pool subscribes
+/// once per event type on the bus with itself as the delivery sink, and hands each event to
+/// one thread chosen by the balancer. The lock guards the state machine and the current
+/// snapshot; routing reads the snapshot and enqueues without holding it.
+final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
+    typealias State = _EventPoolState<_EventPoolMember, _EventPoolHeldEvent>
+
+    struct Locked {
+        var state: State
+        var snapshot = _EventPoolSnapshot(generation: 0, routes: [:])
+        /// The callbacks each thread registered, by the identity of its mailbox.
+        var registrations: [ObjectIdentifier: [_Subscription]] = [:]
+        /// The pool's own subscription on the bus, per event type or channel.
+        var busSubscriptions: [_EventPoolRouteKey: _Subscription] = [:]
+        var handledByRetired = 0
+        var periodicCheck: ScheduledEventHandle?
+    }
+
+    let bus: EventBus
+    let balancer: any EventPoolBalancing
+    let evaluationInterval: Duration?
+    let locked: Mutex<Locked>
+    /// Held while the pool changes size or stops, so such changes never overlap.
+    let scaling: Mutex<any EventPoolScaling>
+    let makeThread: @Sendable () -> EventThread
+
+    init(
+        bus: EventBus, balancer: any EventPoolBalancing, scaler: any EventPoolScaling,
+        makeThread: @escaping @Sendable () -> EventThread
+    ) {
+        self.bus = bus
+        self.balancer = balancer
+        self.evaluationInterval = scaler.evaluationInterval
+        self.scaling = Mutex(scaler)
+        self.makeThread = makeThread
+        self.locked = Mutex(Locked(state: State(ordersHandovers: balancer.requiresOrderedHandover)))
+    }
+
+    var isStopped: Bool { locked.withLock { $0.state.isStopped } }
+
+    // MARK: Registration
+
+    func register(_ subscription: _Subscription) {
+        guard case .mailbox(let mailbox) = subscription.target else {
+            bus.register(subscription)
+            return
+        }
+        let key = _EventPoolRouteKey(subscription)
+        let (busSubscription, superseded) = locked.withLock { locked -> (_Subscription?, _EventPoolSnapshot?) in
+            guard !locked.state.isStopped else { return (nil, nil) }
+            locked.registrations[ObjectIdentifier(mailbox), default: []].append(subscription)
+            var added: _Subscription?
+            if locked.busSubscriptions[key] == nil {
+                let forwarding = makeBusSubscription(subscription.eventMetatype, channel: subscription.channel)
+                locked.busSubscriptions[key] = forwarding
+                added = forwarding
+            }
+            let isMember = locked.state.members.contains { $0.mailbox === mailbox }
+            return (added, isMember ? rebuild(&locked) : nil)
+        }
+        if let busSubscription { bus.register(busSubscription) }
+        finishSuperseding(superseded)
+    }
+
+    func unregister(_ subscription: _Subscription) {
+        guard case .mailbox(let mailbox) = subscription.target else {
+            bus.unregister(subscription)
+            return
+        }
+        let key = _EventPoolRouteKey(subscription)
+        let (unused, superseded) = locked.withLock { locked -> (_Subscription?, _EventPoolSnapshot?) in
+            let id = ObjectIdentifier(mailbox)
+            guard var registered = locked.registrations[id] else { return (nil, nil) }
+            registered.removeAll { $0 === subscription }
+            locked.registrations[id] = registered.isEmpty ? nil : registered
+            var unused: _Subscription?
+            let stillUsed = locked.registrations.values.contains { $0.contains { _EventPoolRouteKey($0) == key } }
+            if !stillUsed { unused = locked.busSubscriptions.removeValue(forKey: key) }
+            let isMember = locked.state.members.contains { $0.mailbox === mailbox }
+            return (unused, isMember && !locked.state.isStopped ? rebuild(&locked) : nil)
+        }
+        unused?.cancel()
+        finishSuperseding(superseded)
+    }
+
+    private func makeBusSubscription<E: Eventable>(_ type: E.Type, channel: _ChannelKey?) -> _Subscription {
+        // A sink target never runs the handler: deliveries go to `accept(_:for:)`.
+        _Subscription(type, owner: nil, target: .sink(self), interest: .all, channel: channel, registrar: bus) { _, _ in }
+    }
+
+    // MARK: Snapshots
+
+    /// Installs a snapshot of the current members; returns the one it replaces. Under the lock.
+    func rebuild(_ locked: inout Locked) -> _EventPoolSnapshot {
+        _ = locked.state.rebuild()
+        return installSnapshot(&locked)
+    }
+
+    /// Builds the snapshot of `locked.state`'s generation and returns the one it replaces.
+    func installSnapshot(_ locked: inout Locked) -> _EventPoolSnapshot {
+        var routes: [_EventPoolRouteKey: _EventPoolRoute] = [:]
+        for key in locked.busSubscriptions.keys {
+            var members: [EventPoolMember] = []
+            var records: [_EventPoolMember] = []
+            var subscriptions: [[_Subscription]] = []
+            for member in locked.state.members {
+                let callbacks = (locked.registrations[ObjectIdentifier(member.mailbox)] ?? []).filter {
+                    _EventPoolRouteKey($0) == key
+                }
+                guard !callbacks.isEmpty else { continue }
+                members.append(EventPoolMember(id: member.id, mailbox: member.mailbox))
+                records.append(member)
+                subscriptions.append(callbacks)
+            }
+            guard !members.isEmpty else { continue }
+            routes[key] = _EventPoolRoute(
+                members: EventPoolMembers(members, generation: locked.state.generation), records: records,
+                subscriptions: subscriptions)
+        }
+        let old = locked.snapshot
+        locked.snapshot = _EventPoolSnapshot(generation: locked.state.generation, routes: routes)
+        return old
+    }
+
+    /// Marks `old` superseded and releases it when no dispatch is using it.
+    func finishSuperseding(_ old: _EventPoolSnapshot?) {
+        if let old, old.supersede() { snapshotReleased(old.generation) }
+    }
+
+    // MARK: Dispatch
+
+    private enum Admission {
+        case route(_EventPoolSnapshot)
+        case held
+        case stopped
+    }
+
+    /// Called by the bus for every event of a type the pool's threads listen to.
+    func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+        let key = _EventPoolRouteKey(subscription)
+        let admission = locked.withLock { locked -> Admission in
+            if locked.state.isStopped { return .stopped }
+            if locked.state.isHolding {
+                locked.state.hold(_EventPoolHeldEvent(envelope: envelope, key: key))
+                return .held
+            }
+            locked.snapshot.pin()
+            return .route(locked.snapshot)
+        }
+        switch admission {
+        case .route(let snapshot):
+            route(envelope, key: key, through: snapshot)
+            if snapshot.unpin() { snapshotReleased(snapshot.generation) }
+        case .held:
+            break
+        case .stopped:
+            bus.counters.undelivered.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Hands `envelope` to the thread the balancer chooses, once per callback it has for the type.
+    func route(_ envelope: _EventEnvelope, key: _EventPoolRouteKey, through snapshot: _EventPoolSnapshot) {
+        guard let route = snapshot.routes[key] else {
+            bus.counters.undelivered.add(1, ordering: .relaxed)
+            return
+        }
+        let count = route.records.count
+        let chosen = balancer.selectMember(for: envelope.event, metadata: envelope.metadata, among: route.members)
+        let index = (chosen % count + count) % count
+        let member = route.records[index]
+        let callbacks = route.subscriptions[index]
+        for subscription in callbacks {
+            member.mailbox.enqueue(_MailboxEntry(envelope: envelope, subscription: subscription))
+        }
+        member.accepted.add(callbacks.count, ordering: .relaxed)
+    }
+
+    // MARK: Drain
+
+    /// Runs `body` once every event the pool accepted before this call has been handled.
+    func addBarrier(_ body: @escaping @Sendable () -> Void) {
+        let finalTick = locked.withLock { locked -> (@Sendable () -> Void)? in
+            if locked.state.waitForHandover({ [self] in addBarrier(body) }) { return nil }
+            let members = locked.state.members
+            let countdown = _Countdown(members.count + locked.state.retiringCount + 1, then: body)
+            // Barriers go in under the lock, so no member can finish draining before its barrier is in.
+            for member in members { member.mailbox.addBarrier { countdown.tick() } }
+            _ = locked.state.waitForRetirees { countdown.tick() }
+            return { countdown.tick() }
+        }
+        finalTick?()
+    }
+
+    // MARK: Metrics
+
+    var metrics: EventPoolMetrics {
+        let (members, retiring, held, handledByRetired) = locked.withLock {
+            ($0.state.members, $0.state.retiringCount, $0.state.held.count, $0.handledByRetired)
+        }
+        let threads = members.map { member in
+            // Read `accepted` first: it grows after the enqueue, so `handled` never runs ahead.
+            let accepted = member.accepted.load(ordering: .relaxed)
+            let load = member.mailbox.load
+            return EventPoolThreadMetrics(id: member.id, pending: load, handled: max(0, accepted - load))
+        }
+        return EventPoolMetrics(
+            threads: threads, retiringThreadCount: retiring, heldEvents: held, handledByRetiredThreads: handledByRetired)
+    }
+}

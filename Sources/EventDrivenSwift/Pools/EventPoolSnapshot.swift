@@ -1,0 +1,79 @@
+import Synchronization
+
+/// One thread of a pool, as the pool keeps it.
+final class _EventPoolMember: Sendable, _EventPoolStateMember {
+    let id: Int
+    let thread: EventThread
+    /// Deliveries enqueued into the thread's mailbox, for the pool's metrics.
+    let accepted = Atomic<Int>(0)
+
+    init(id: Int, thread: EventThread) {
+        self.id = id
+        self.thread = thread
+    }
+
+    var mailbox: _Mailbox { thread.mailbox }
+}
+
+/// The route of one event type (or channel) through the pool.
+struct _EventPoolRouteKey: Hashable, Sendable {
+    let eventType: ObjectIdentifier
+    let channel: _ChannelKey?
+
+    init(_ subscription: _Subscription) {
+        eventType = subscription.eventType
+        channel = subscription.channel
+    }
+}
+
+/// The threads that can receive one event type, with each thread's callbacks for it.
+struct _EventPoolRoute: Sendable {
+    let members: EventPoolMembers
+    let records: [_EventPoolMember]
+    /// `subscriptions[i]` are the callbacks of `records[i]` for this type.
+    let subscriptions: [[_Subscription]]
+}
+
+/// An immutable view of the pool's threads that dispatches read without holding the pool's
+/// lock. Dispatches pin it while they route; once superseded and unpinned it is released,
+/// which tells the pool that no dispatch can reach its threads through it any more.
+final class _EventPoolSnapshot: Sendable {
+    let generation: UInt64
+    let routes: [_EventPoolRouteKey: _EventPoolRoute]
+    private let pins = Atomic<Int>(0)
+    private let isSuperseded = Atomic<Bool>(false)
+    private let isReleased = Atomic<Bool>(false)
+
+    init(generation: UInt64, routes: [_EventPoolRouteKey: _EventPoolRoute]) {
+        self.generation = generation
+        self.routes = routes
+    }
+
+    /// Called under the pool's lock, only while this is the current snapshot.
+    func pin() {
+        pins.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Returns `true` when this call released the snapshot.
+    func unpin() -> Bool {
+        guard pins.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return false }
+        return isSuperseded.load(ordering: .sequentiallyConsistent) && claimRelease()
+    }
+
+    /// Called once the snapshot is no longer current. Returns `true` when this call released it.
+    func supersede() -> Bool {
+        isSuperseded.store(true, ordering: .sequentiallyConsistent)
+        return pins.load(ordering: .sequentiallyConsistent) == 0 && claimRelease()
+    }
+
+    /// Both the last unpin and the supersede may see the count at zero; only one releases.
+    private func claimRelease() -> Bool {
+        !isReleased.exchange(true, ordering: .sequentiallyConsistent)
+    }
+}
+
+/// An event waiting for a hand-over to finish.
+struct _EventPoolHeldEvent: Sendable {
+    let envelope: _EventEnvelope
+    let key: _EventPoolRouteKey
+}
