@@ -90,7 +90,8 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
 
     private func makeBusSubscription<E: Eventable>(_ type: E.Type, channel: _ChannelKey?) -> _Subscription {
         // A sink target never runs the handler: deliveries go to `accept(_:for:)`.
-        _Subscription(type, owner: nil, target: .sink(self), interest: .all, channel: channel, registrar: bus) { _, _ in }
+        _Subscription(type, owner: nil, target: .sink(self), interest: .all, channel: channel, registrar: bus) { _, _ in
+        }
     }
 
     // MARK: Snapshots
@@ -209,6 +210,7 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
             return EventPoolThreadMetrics(id: member.id, pending: load, handled: max(0, accepted - load))
         }
         return EventPoolMetrics(
-            threads: threads, retiringThreadCount: retiring, heldEvents: held, handledByRetiredThreads: handledByRetired)
+            threads: threads, retiringThreadCount: retiring, heldEvents: held, handledByRetiredThreads: handledByRetired
+        )
     }
 }

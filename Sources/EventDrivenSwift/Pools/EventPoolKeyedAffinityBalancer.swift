@@ -21,7 +21,8 @@ public struct EventPoolKeyedAffinityBalancer<Key: Hashable & Sendable>: EventPoo
     }
 
     /// Returns the thread the event's key hashes to.
-    public func selectMember(for event: any Eventable, metadata: EventMetadata, among members: EventPoolMembers) -> Int {
+    public func selectMember(for event: any Eventable, metadata: EventMetadata, among members: EventPoolMembers) -> Int
+    {
         Int(UInt(bitPattern: key(event).hashValue) % UInt(members.count))
     }
 

@@ -8,7 +8,8 @@ public struct EventPoolLowestLoadBalancer: EventPoolBalancing {
     public init() {}
 
     /// Returns the position of the least loaded thread.
-    public func selectMember(for event: any Eventable, metadata: EventMetadata, among members: EventPoolMembers) -> Int {
+    public func selectMember(for event: any Eventable, metadata: EventMetadata, among members: EventPoolMembers) -> Int
+    {
         var best = members.startIndex
         var bestLoad = Int.max
         for index in members.indices {

@@ -11,7 +11,8 @@ public struct EventPoolRoundRobinBalancer: EventPoolBalancing {
     public init() {}
 
     /// Returns the next position, modulo the number of threads.
-    public func selectMember(for event: any Eventable, metadata: EventMetadata, among members: EventPoolMembers) -> Int {
+    public func selectMember(for event: any Eventable, metadata: EventMetadata, among members: EventPoolMembers) -> Int
+    {
         Int(counter.next() % UInt(members.count))
     }
 }

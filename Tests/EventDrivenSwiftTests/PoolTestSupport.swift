@@ -1,0 +1,107 @@
+import Dispatch
+import EventDrivenSwift
+import Synchronization
+
+/// A job for a pool: carries the probe that records who handled it, so pooled threads need no
+/// per-test configuration.
+struct PoolJob: Eventable {
+    let id: Int
+    var key: Int = 0
+    let probe: PoolProbe
+}
+
+/// Records which pool thread handled which job and, optionally, holds handlers at a gate.
+final class PoolProbe: Sendable {
+    struct Record: Sendable {
+        let job: Int
+        let key: Int
+        let thread: ObjectIdentifier
+    }
+
+    private let records = Mutex<[Record]>([])
+    private let inside = Atomic<Int>(0)
+    private let mostInside = Atomic<Int>(0)
+    /// Signalled once per handler that reaches the gate.
+    let entered = DispatchSemaphore(value: 0)
+    /// Each blocked handler takes one signal; `nil` when handlers do not block.
+    let gate: DispatchSemaphore?
+    /// Per-job gates: the job with this id waits on its own semaphore.
+    let jobGates: [Int: DispatchSemaphore]
+
+    init(blocking: Bool = false, jobGates: [Int: DispatchSemaphore] = [:]) {
+        gate = blocking ? DispatchSemaphore(value: 0) : nil
+        self.jobGates = jobGates
+    }
+
+    /// Called by a pooled thread's callback.
+    func handle(_ job: PoolJob, on thread: AnyObject) {
+        let now = inside.add(1, ordering: .sequentiallyConsistent).newValue
+        var most = mostInside.load(ordering: .relaxed)
+        while now > most {
+            let (exchanged, original) = mostInside.compareExchange(
+                expected: most, desired: now, ordering: .sequentiallyConsistent)
+            if exchanged { break }
+            most = original
+        }
+        records.withLock { $0.append(Record(job: job.id, key: job.key, thread: ObjectIdentifier(thread))) }
+        if let jobGate = jobGates[job.id] {
+            entered.signal()
+            jobGate.wait()
+        } else if let gate {
+            entered.signal()
+            gate.wait()
+        }
+        inside.subtract(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Lets `count` blocked handlers continue.
+    func open(_ count: Int) {
+        for _ in 0..<count { gate?.signal() }
+    }
+
+    var all: [Record] { records.withLock { $0 } }
+    /// The most handlers that were inside at the same time.
+    var concurrency: Int { mostInside.load(ordering: .sequentiallyConsistent) }
+
+    /// How many jobs each thread handled, largest first.
+    var perThread: [Int] {
+        Dictionary(grouping: all, by: \.thread).values.map(\.count).sorted(by: >)
+    }
+
+    func thread(of job: Int) -> ObjectIdentifier? {
+        all.first { $0.job == job }?.thread
+    }
+}
+
+/// A pooled thread type that hands every ``PoolJob`` to its probe.
+final class PoolWorker: EventThread, @unchecked Sendable {  // no state of its own beyond EventThread's
+    override func registerEventListeners() {
+        addEventCallback(PoolJob.self) { job, _ in job.probe.handle(job, on: self) }
+    }
+}
+
+/// Waits for `count` signals of `semaphore` on a dispatch thread, so that async tests never
+/// block the cooperative pool. Returns `false` if they did not come within `seconds`, a guard
+/// against hanging, never a synchronization.
+func poolWait(_ semaphore: DispatchSemaphore, count: Int = 1, seconds: Int = 10) async -> Bool {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        DispatchQueue.global().async {
+            let deadline = DispatchTime.now() + .seconds(seconds)
+            for _ in 0..<count where semaphore.wait(timeout: deadline) == .timedOut {
+                continuation.resume(returning: false)
+                return
+            }
+            continuation.resume(returning: true)
+        }
+    }
+}
+
+/// Polls `condition`, yielding between looks, for short internal transitions that no callback
+/// announces (a thread's batch count being reset after its last handler returned).
+func poolEventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<200_000 {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
