@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A registered listener or callback, which can be removed at any time.
 public protocol EventListenerHandling: AnyObject, Sendable {
@@ -9,30 +10,36 @@ public protocol EventListenerHandling: AnyObject, Sendable {
 
 /// The handle `addListener` and `addEventCallback` return.
 public final class EventListenerHandle: EventListenerHandling, Hashable {
-    private let subscription: _Subscription?
+    /// Dropped on `remove()`, so that a handle kept by the listener's owner does not keep the
+    /// callback (and, through a bound method, the owner itself) alive.
+    private let subscription: Mutex<_Subscription?>
     /// A unique token for this registration.
     public let token = UUID()
     /// Why registration failed, when it did; such a handle is never active.
     public let registrationError: EventDrivenError?
 
     init(_ subscription: _Subscription) {
-        self.subscription = subscription
+        self.subscription = Mutex(subscription)
         self.registrationError = nil
     }
 
     init(failedWith error: EventDrivenError) {
-        self.subscription = nil
+        self.subscription = Mutex(nil)
         self.registrationError = error
     }
 
     /// `true` while the callback can still be called: registered, not removed, owner alive.
     public var isActive: Bool {
-        guard let subscription, subscription.isActive else { return false }
+        guard let subscription = subscription.withLock({ $0 }), subscription.isActive else { return false }
         return !subscription.hasOwner || subscription.owner != nil
     }
 
     public func remove() {
-        subscription?.cancel()
+        let removed = subscription.withLock { subscription in
+            defer { subscription = nil }
+            return subscription
+        }
+        removed?.cancel()
     }
 
     public static func == (lhs: EventListenerHandle, rhs: EventListenerHandle) -> Bool { lhs === rhs }

@@ -50,6 +50,11 @@ final class _Mailbox: Sendable {
         state.withLock { $0.pending.count + $0.inProgress }
     }
 
+    /// `true` while no drain is requested or running: the drainer is parked, or about to park.
+    var isIdle: Bool {
+        state.withLock { !$0.isScheduled }
+    }
+
     /// Events waiting, not counting the batch in progress.
     var pendingCount: Int {
         state.withLock { $0.pending.count }

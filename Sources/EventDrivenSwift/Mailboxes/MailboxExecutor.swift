@@ -13,7 +13,11 @@ enum _MailboxExecutor: Sendable {
         case .thread(let thread):
             thread.wake()
         case .queue(let queue):
-            queue.async { mailbox.runUntilIdle() }
+            // Like a mailbox thread, the drain names its mailbox as the current receiver, so a
+            // `.requesterThread` listener registered from a handler delivers on this context.
+            queue.async {
+                _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) { mailbox.runUntilIdle() }
+            }
         }
     }
 }

@@ -132,10 +132,12 @@ open class EventThread: ObservableClass, @unchecked Sendable {  // mutable state
             discarded = mailbox.close()
             if isOwnThread {
                 discarded += mailbox.remainingInCurrentBatch
-            } else {
-                runner?.waitForExit()
+            } else if let runner {
+                runner.waitForExit()
                 discarded += mailbox.discardedFromLastBatch
             }
+            // A UIEventThread cancelled off the main queue cannot wait for the main queue; what its
+            // batch in progress skips is counted in the bus statistics only.
         }
         for subscription in registered { subscription.cancel() }
         return discarded

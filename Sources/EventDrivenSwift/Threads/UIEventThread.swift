@@ -1,7 +1,9 @@
 /// An ``EventThread`` whose callbacks always run on the main actor, one at a time, in order.
 ///
 /// It has no thread of its own: its events are drained on the main queue, which must be
-/// running (an app, `dispatchMain()`, or an async `main`).
+/// running (an app, `dispatchMain()`, or an async `main`). Called off the main queue,
+/// ``cancel(draining:)`` returns without waiting for the main queue: its count covers the events
+/// still waiting, and any it skips from the batch in progress are counted in ``EventBus/statistics``.
 open class UIEventThread: EventThread, @unchecked Sendable {  // inherits EventThread's Mutex-guarded state
     /// Creates the receiver on `bus` and calls ``registerEventListeners()``.
     public required init(bus: EventBus = EventCentral.shared) {

@@ -1,0 +1,329 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EventDrivenSwift
+
+@Suite("EventThread (T1–T6)")
+struct EventThreadTests {
+    @Test("T1: registerEventListeners runs at init; callbacks run one at a time on the thread, in D3 order")
+    func callbacksRunSeriallyOnTheThread() async {
+        let bus = EventBus(label: "T1")
+        let thread = ProbeThread(bus: bus)
+        #expect(bus.subscriberCount(for: Step.self) == 1, "registered before init returns")
+        Hold().queue(on: bus)
+        await thread.gate.waitUntilEntered()
+        Step(label: "q1").queue(on: bus, priority: .normal)
+        Step(label: "s1").stack(on: bus, priority: .normal)
+        Step(label: "q2").queue(on: bus, priority: .high)
+        Step(label: "s2").stack(on: bus, priority: .low)
+        Step(label: "s3").stack(on: bus, priority: .normal)
+        Step(label: "q3").queue(on: bus, priority: .lowest)
+        thread.gate.open()
+        await bus.drain()
+        #expect(thread.order.values == ["s3", "s1", "s2", "q2", "q1", "q3"])
+        await coreOnThreads(4) { producer in
+            for index in 0..<500 { Step(label: "p\(producer)-\(index)").queue(on: bus) }
+        }
+        await bus.drain()
+        #expect(thread.order.count == 6 + 2_000)
+        #expect(thread.overlap.maximumOverlap == 1, "one callback at a time")
+        #expect(Set(thread.threads.values).count == 1, "always the same thread")
+        #expect(thread.threads.values.first != coreThreadID())
+        thread.cancel()
+    }
+
+    @Test("T2: a parked thread wakes at once for a new event")
+    func parkedThreadWakes() async {
+        let bus = EventBus(label: "T2")
+        let thread = ProbeThread(bus: bus)
+        Step(label: "first").queue(on: bus)
+        await coreWait(thread.arrived)
+        #expect(await coreEventually { thread.mailbox.isIdle }, "the thread parks once nothing is pending")
+        #expect(thread.pendingEventCount == 0)
+        // No drain() here: only the event itself can wake the parked thread.
+        Step(label: "second").queue(on: bus)
+        await coreWait(thread.arrived)
+        #expect(thread.order.values == ["first", "second"])
+        thread.cancel()
+    }
+
+    @Test("T3: several callbacks per type run in registration order, and remove() stops one")
+    func severalCallbacksAndRemove() async throws {
+        let bus = EventBus(label: "T3")
+        let thread = TwoCallbackThread(bus: bus)
+        #expect(bus.subscriberCount(for: Step.self) == 2)
+        Hold().queue(on: bus)
+        await thread.gate.waitUntilEntered()
+        Step(label: "a").queue(on: bus)
+        Step(label: "b").stack(on: bus)
+        thread.gate.open()
+        await bus.drain()
+        #expect(thread.order.values == ["first b", "second b", "first a", "second a"])
+        let handle = try #require(thread.secondHandle)
+        #expect(handle.isActive)
+        handle.remove()
+        #expect(!handle.isActive)
+        #expect(bus.subscriberCount(for: Step.self) == 1)
+        Step(label: "c").queue(on: bus)
+        await bus.drain()
+        #expect(thread.order.values.suffix(1) == ["first c"])
+        thread.cancel()
+    }
+
+    @Test("T4: cancel() from another thread finishes the callback in progress and reports the discarded events")
+    func cancelReportsDiscarded() async {
+        let bus = EventBus(label: "T4")
+        let thread = ProbeThread(bus: bus)
+        Hold().queue(on: bus)
+        await thread.gate.waitUntilEntered()
+        for index in 0..<10 { Step(label: "\(index)").queue(on: bus) }
+        #expect(thread.pendingEventCount == 11)
+        let result = Task { await coreOnPlainThread { thread.cancel() } }
+        // cancel() closes the mailbox, then waits for the callback in progress.
+        #expect(await coreEventually { thread.pendingEventCount == 1 })
+        thread.gate.open()
+        #expect(await result.value == 10)
+        #expect(thread.order.count == 0, "nothing runs after the callback in progress")
+        #expect(thread.isCancelled)
+        #expect(bus.statistics.discarded == 10)
+        #expect(bus.subscriberCount(for: Step.self) == 0)
+        #expect(thread.cancel() == 0, "a second cancel does nothing")
+    }
+
+    @Test("T4: cancel() from the thread's own callback discards the rest of the batch and counts it")
+    func cancelFromOwnCallback() async {
+        let bus = EventBus(label: "T4-own")
+        let thread = ProbeThread(bus: bus)
+        Hold().queue(on: bus)
+        await thread.gate.waitUntilEntered()
+        Stop().queue(on: bus)
+        for index in 0..<10 { Step(label: "\(index)").queue(on: bus) }
+        thread.gate.open()
+        await coreWait(thread.cancelled)
+        #expect(thread.cancelResult.values == [10])
+        // The drainer counts what it skipped once the cancelling callback has returned.
+        #expect(await coreEventually { bus.statistics.discarded == 10 })
+        #expect(thread.order.count == 0)
+    }
+
+    @Test("T4: cancel(draining: true) delivers everything pending first")
+    func cancelDraining() async {
+        let bus = EventBus(label: "T4-draining")
+        let thread = ProbeThread(bus: bus)
+        Hold().queue(on: bus)
+        await thread.gate.waitUntilEntered()
+        for index in 0..<10 { Step(label: "\(index)").queue(on: bus) }
+        let result = Task { await coreOnPlainThread { thread.cancel(draining: true) } }
+        thread.gate.open()
+        #expect(await result.value == 0)
+        #expect(thread.order.values == (0..<10).map { "\($0)" })
+        Step(label: "after").queue(on: bus)
+        await bus.drain()
+        #expect(thread.order.count == 10, "nothing is accepted once cancelled")
+        #expect(bus.statistics.undelivered == 1)
+    }
+
+    @Test("T4: a cancelled EventThread is freed once unreferenced")
+    func cancelledThreadIsFreed() async {
+        let bus = EventBus(label: "T4-freed")
+        weak var weakThread: ProbeThread?
+        do {
+            let thread = ProbeThread(bus: bus)
+            weakThread = thread
+            Step(label: "x").queue(on: bus)
+            await coreWait(thread.arrived)
+            #expect(thread.cancel() == 0)
+        }
+        #expect(weakThread == nil)
+        #expect(bus.subscriberCount(for: Step.self) == 0)
+    }
+
+    @Test("T4: an EventThread whose callbacks do not capture it is freed and unregistered when dropped")
+    func uncapturedThreadIsFreed() async {
+        let bus = EventBus(label: "T4-dropped")
+        weak var weakThread: DetachedThread?
+        do {
+            let thread = DetachedThread(bus: bus)
+            weakThread = thread
+            Step(label: "detached").queue(on: bus)
+            await bus.drain()
+        }
+        #expect(weakThread == nil)
+        #expect(bus.subscriberCount(for: Step.self) == 0)
+        #expect(DetachedThread.seen.values.contains("detached"))
+    }
+
+    // Found under `swift test` on Linux: the Swift Testing runner's async entry point services the
+    // main queue (and so the main actor), but through `dispatchMain()`, which retires the original
+    // main thread; main-queue work then runs on a dispatch worker and `Thread.isMainThread` is
+    // false even in a `@MainActor` test body. So this test checks main-queue identity with a
+    // queue-specific key, and awaits on the main actor so that the main queue is free to drain.
+    @Test("T5: UIEventThread callbacks run on the main actor (main queue), in order")
+    @MainActor
+    func uiEventThreadRunsOnMain() async {
+        let bus = EventBus(label: "T5")
+        _ = EventThreadTests.mainQueueKey
+        let thread = MainProbeThread(bus: bus)
+        for index in 0..<200 { Step(label: "\(index)").queue(on: bus) }
+        // The main actor is free while this test awaits, so the main queue drains the events.
+        await bus.drain()
+        #expect(thread.order.values == (0..<200).map { "\($0)" })
+        #expect(thread.onMainQueue.count == 200 && thread.onMainQueue.values.allSatisfy { $0 })
+        #expect(thread.cancel() == 0)
+    }
+
+    @Test("T6: observers are held weakly, can be removed, and withObservers filters by protocol")
+    func observers() async {
+        let bus = EventBus(label: "T6")
+        let thread = ObservedThread(bus: bus)
+        let thermometer = ThermometerObserver()
+        let both = BothObserver()
+        var transient: ThermometerObserver? = ThermometerObserver()
+        weak let weakTransient = transient
+        thread.addObserver(thermometer)
+        thread.addObserver(thermometer)  // added twice, kept once
+        thread.addObserver(both)
+        thread.addObserver(transient!)
+        #expect(thread.observers.count == 3)
+        transient = nil
+        #expect(weakTransient == nil, "observers are held weakly")
+        #expect(thread.observers.count == 2)
+        Step(label: "21").queue(on: bus)
+        await bus.drain()
+        #expect(thermometer.readings.values == [21])
+        #expect(both.readings.values == [21])
+        var barometers = 0
+        thread.withObservers { (observer: Barometer) in
+            barometers += 1
+            observer.pressure(1_013)
+        }
+        #expect(barometers == 1)
+        #expect(both.pressures.values == [1_013])
+        thread.removeObserver(thermometer)
+        Step(label: "22").queue(on: bus)
+        await bus.drain()
+        #expect(thermometer.readings.values == [21])
+        #expect(both.readings.values == [21, 22])
+        thread.cancel()
+    }
+}
+
+extension EventThreadTests {
+    struct Hold: Eventable {}
+
+    struct Step: Eventable {
+        let label: String
+    }
+
+    struct Stop: Eventable {}
+
+    /// Records what its callbacks see; every stored property is itself thread-safe.
+    final class ProbeThread: EventThread, @unchecked Sendable {  // stored properties are Sendable recorders
+        let order = CoreRecorder<String>()
+        let threads = CoreRecorder<UInt>()
+        let overlap = CoreOverlapProbe()
+        let gate = CoreGate()
+        let arrived = DispatchSemaphore(value: 0)
+        let cancelResult = CoreRecorder<Int>()
+        let cancelled = DispatchSemaphore(value: 0)
+
+        override func registerEventListeners() {
+            addEventCallback(onStep, forEventType: Step.self)
+            addEventCallback(onHold, forEventType: Hold.self)
+            addEventCallback(onStop, forEventType: Stop.self)
+        }
+
+        func onStep(_ event: Step, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+            overlap.run {
+                order.append(event.label)
+                threads.append(coreThreadID())
+            }
+            arrived.signal()
+        }
+
+        func onHold(_ event: Hold, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+            gate.block()
+        }
+
+        func onStop(_ event: Stop, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+            cancelResult.append(cancel())
+            cancelled.signal()
+        }
+    }
+
+    /// Registers closures that do not capture the thread, so dropping it frees it without cancel().
+    final class DetachedThread: EventThread, @unchecked Sendable {  // no mutable state
+        static let seen = CoreRecorder<String>()
+
+        override func registerEventListeners() {
+            addEventCallback(Step.self) { event, _ in DetachedThread.seen.append(event.label) }
+        }
+    }
+
+    /// Two callbacks for one type.
+    final class TwoCallbackThread: EventThread, @unchecked Sendable {  // stored properties are Sendable
+        let order = CoreRecorder<String>()
+        let gate = CoreGate()
+        var secondHandle: EventListenerHandle?
+
+        override func registerEventListeners() {
+            addEventCallback(Hold.self) { [gate] _, _ in gate.block() }
+            addEventCallback(Step.self) { [order] event, _ in order.append("first \(event.label)") }
+            secondHandle = addEventCallback(Step.self) { [order] event, _ in order.append("second \(event.label)") }
+        }
+    }
+
+    final class MainProbeThread: UIEventThread, @unchecked Sendable {  // stored properties are Sendable recorders
+        let order = CoreRecorder<String>()
+        let onMainQueue = CoreRecorder<Bool>()
+
+        override func registerEventListeners() {
+            addEventCallback(onStep, forEventType: Step.self)
+        }
+
+        func onStep(_ event: Step, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+            order.append(event.label)
+            onMainQueue.append(DispatchQueue.getSpecific(key: EventThreadTests.mainQueueKey) == true)
+        }
+    }
+
+    /// Marks the main queue, to tell main-queue (main actor) code apart from other code on any platform.
+    static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    protocol Thermometer: AnyObject {
+        func reading(_ value: Float)
+    }
+
+    protocol Barometer: AnyObject {
+        func pressure(_ value: Float)
+    }
+
+    final class ThermometerObserver: Thermometer, @unchecked Sendable {  // state is a Sendable recorder
+        let readings = CoreRecorder<Float>()
+        func reading(_ value: Float) { readings.append(value) }
+    }
+
+    final class BothObserver: Thermometer, Barometer, @unchecked Sendable {  // state is Sendable recorders
+        let readings = CoreRecorder<Float>()
+        let pressures = CoreRecorder<Float>()
+        func reading(_ value: Float) { readings.append(value) }
+        func pressure(_ value: Float) { pressures.append(value) }
+    }
+
+    /// Tells its observers about each step, as the README's TemperatureProcessor does.
+    final class ObservedThread: EventThread, @unchecked Sendable {  // no mutable state of its own
+        override func registerEventListeners() {
+            addEventCallback(onStep, forEventType: Step.self)
+        }
+
+        func onStep(_ event: Step, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+            withObservers { (observer: Thermometer) in observer.reading(Float(event.label) ?? .nan) }
+        }
+    }
+}

@@ -1,0 +1,317 @@
+import Dispatch
+import EventDrivenSwift
+import Foundation
+import Testing
+
+@Suite("Listeners (L1–L8)")
+struct ListenerTests {
+    @Test("L1: addListener(owner, callback) with the original's defaults gets event, priority and dispatch time")
+    func addListenerDefaults() async {
+        let bus = EventBus(label: "L1")
+        let owner = PingOwner(seen: CoreRecorder())
+        let seen = CoreRecorder<(Int, EventPriority, DispatchTime)>()
+        let before = DispatchTime.now()
+        let handle: any EventListenerHandling = Ping.addListener(
+            owner, { event, priority, dispatchTime in seen.append((event.value, priority, dispatchTime)) }, on: bus)
+        Ping(value: 7).queue(on: bus, priority: .high)
+        Ping(value: 8).queue(on: bus)
+        await bus.drain()
+        let values = seen.values
+        #expect(values.map(\.0) == [7, 8])
+        #expect(values.map(\.1) == [.high, .normal])
+        #expect(values.allSatisfy { $0.2 >= before && $0.2 <= DispatchTime.now() })
+        handle.remove()
+        Ping(value: 9).queue(on: bus)
+        await bus.drain()
+        #expect(seen.count == 2, "remove() stops deliveries")
+        #expect(bus.subscriberCount(for: Ping.self) == 0)
+    }
+
+    @Test("L2: with an unapplied method the owner is held weakly; once freed, the listener is gone")
+    func ownerFreedStopsListener() async {
+        let bus = EventBus(label: "L2")
+        let seen = CoreRecorder<Int>()
+        var owner: PingOwner? = PingOwner(seen: seen)
+        weak let weakOwner = owner
+        let handle = Ping.addListener(owner!, PingOwner.onPing, executeOn: .listenerThread, on: bus)
+        Ping(value: 1).queue(on: bus)
+        await bus.drain()
+        #expect(handle.isActive)
+        owner = nil
+        #expect(weakOwner == nil, "the listener does not keep its owner alive")
+        #expect(!handle.isActive)
+        Ping(value: 2).queue(on: bus)
+        Ping(value: 3).queue(on: bus)
+        await bus.drain()
+        #expect(seen.values == [1])
+        #expect(bus.statistics.ownerReleased + bus.statistics.discarded + bus.statistics.undelivered == 2)
+        #expect(bus.statistics.ownerReleased >= 1)
+        #expect(bus.subscriberCount(for: Ping.self) == 0, "the listener unregistered itself")
+    }
+
+    @Test("L2: a bound method (self.onPing) keeps its owner alive until the listener is removed, as documented")
+    func boundMethodKeepsOwner() async {
+        let bus = EventBus(label: "L2-bound")
+        let seen = CoreRecorder<Int>()
+        var owner: PingOwner? = PingOwner(seen: seen)
+        weak let weakOwner = owner
+        var handle: EventListenerHandle? = Ping.addListener(owner!, owner!.onPing, executeOn: .listenerThread, on: bus)
+        owner = nil
+        #expect(weakOwner != nil, "the bound method captured the owner strongly")
+        Ping(value: 1).queue(on: bus)
+        await bus.drain()
+        #expect(seen.values == [1], "the listener is still alive and delivering")
+        handle?.remove()
+        handle = nil
+        #expect(weakOwner == nil, "removing the listener releases the owner")
+    }
+
+    @Test("L3: .requesterThread from inside an EventThread callback delivers on that thread, in order")
+    func requesterInsideEventThread() async {
+        let bus = EventBus(label: "L3-thread")
+        let thread = RequesterThread(bus: bus)
+        Register().queue(on: bus)
+        await bus.drain()
+        for value in 0..<2_000 { Ping(value: value).queue(on: bus) }
+        await bus.drain()
+        #expect(thread.values.values == Array(0..<2_000))
+        #expect(Set(thread.deliveries.values) == Set(thread.ownThread.values))
+        #expect(thread.ownThread.count == 1)
+        thread.cancel()
+    }
+
+    @Test("L3: .requesterThread from a plain thread delivers in order on one serial context")
+    func requesterFromPlainThread() async {
+        let bus = EventBus(label: "L3-plain")
+        let values = CoreRecorder<Int>()
+        let overlap = CoreOverlapProbe()
+        let onMain = CoreCounter()
+        let handle = await coreOnPlainThread {
+            bus.listen(Ping.self) { event, _ in
+                overlap.run { values.append(event.value) }
+                if Thread.isMainThread { onMain.increment() }
+            }
+        }
+        await coreOnThreads(2) { producer in
+            for value in 0..<5_000 where value % 2 == producer { Ping(value: value).queue(on: bus) }
+        }
+        for value in 5_000..<10_000 { Ping(value: value).queue(on: bus) }
+        await bus.drain()
+        #expect(values.count == 10_000)
+        #expect(Array(values.values.suffix(5_000)) == Array(5_000..<10_000), "one producer's events in order")
+        #expect(overlap.maximumOverlap == 1, "one callback at a time")
+        #expect(onMain.count == 0)
+        handle.remove()
+    }
+
+    #if !canImport(Darwin)
+        @Test("L3: on Linux a listener registered on the main thread never waits for the main queue")
+        func requesterFromMainThreadOnLinux() async {
+            let bus = EventBus(label: "L3-main")
+            let arrived = DispatchSemaphore(value: 0)
+            let registered = DispatchSemaphore(value: 0)
+            let releaseMain = DispatchSemaphore(value: 0)
+            let handles = CoreRecorder<EventListenerHandle>()
+            // Register on the main thread, then keep the main queue busy until delivery.
+            DispatchQueue.main.async {
+                handles.append(bus.listen(Ping.self) { _, _ in arrived.signal() })
+                registered.signal()
+                releaseMain.wait()
+            }
+            await coreWait(registered)
+            Ping(value: 1).queue(on: bus)
+            await coreWait(arrived)
+            releaseMain.signal()
+            #expect(bus.statistics.delivered == 1)
+            for handle in handles.values { handle.remove() }
+        }
+    #endif
+
+    @Test("L4: .listenerThread delivers in order on the bus's one listener thread")
+    func listenerThreadInOrder() async {
+        let bus = EventBus(label: "L4")
+        let values = CoreRecorder<Int>()
+        let threads = CoreRecorder<UInt>()
+        let first = bus.listen(Ping.self, executeOn: .listenerThread) { event, _ in
+            values.append(event.value)
+            threads.append(coreThreadID())
+        }
+        let second = bus.listen(Hold.self, executeOn: .listenerThread) { _, _ in threads.append(coreThreadID()) }
+        for value in 0..<10_000 { Ping(value: value).queue(on: bus) }
+        Hold().queue(on: bus)
+        await bus.drain()
+        #expect(values.values == Array(0..<10_000))
+        #expect(Set(threads.values).count == 1, "every .listenerThread listener of the bus shares one thread")
+        #expect(threads.values.first != coreThreadID())
+        first.remove()
+        second.remove()
+    }
+
+    @Test("L4: .taskThread delivers every event exactly once")
+    func taskThreadDeliversAll() async {
+        let bus = EventBus(label: "L4-task")
+        let values = CoreRecorder<Int>()
+        let handle = bus.listen(Ping.self, executeOn: .taskThread) { event, _ in values.append(event.value) }
+        for value in 0..<1_000 { Ping(value: value).queue(on: bus) }
+        await bus.drain()
+        #expect(values.values.sorted() == Array(0..<1_000))
+        #expect(bus.statistics.delivered == 1_000)
+        handle.remove()
+    }
+
+    @Test("L5: .latestOnly with a backlog sees only the newest event and counts the rest as superseded")
+    func latestOnly() async {
+        let bus = EventBus(label: "L5")
+        let gate = CoreGate()
+        let seen = CoreRecorder<Int>()
+        let gateHandle = bus.listen(Hold.self, executeOn: .listenerThread) { _, _ in gate.block() }
+        let handle = bus.listen(Ping.self, executeOn: .listenerThread, interestedIn: .latestOnly) { event, _ in
+            seen.append(event.value)
+        }
+        Hold().queue(on: bus)
+        await gate.waitUntilEntered()
+        for value in 1...5 { Ping(value: value).queue(on: bus) }
+        gate.open()
+        await bus.drain()
+        #expect(seen.values == [5])
+        #expect(bus.statistics.superseded == 4)
+        // Without a backlog every event is the latest.
+        Ping(value: 6).queue(on: bus)
+        await bus.drain()
+        Ping(value: 7).stack(on: bus)
+        await bus.drain()
+        #expect(seen.values == [5, 6, 7])
+        gateHandle.remove()
+        handle.remove()
+    }
+
+    @Test("L6: .youngerThan skips events older than maximumAge at delivery; 0 means no limit")
+    func youngerThan() async {
+        let bus = EventBus(label: "L6")
+        let strict = CoreRecorder<Int>()
+        let unlimited = CoreRecorder<Int>()
+        let generous = CoreRecorder<Int>()
+        // Any event is older than one nanosecond by the time it is delivered.
+        let strictHandle = bus.listen(Ping.self, executeOn: .listenerThread, interestedIn: .youngerThan, maximumAge: 1)
+        {
+            event, _ in strict.append(event.value)
+        }
+        let unlimitedHandle = bus.listen(Ping.self, executeOn: .listenerThread, interestedIn: .youngerThan) {
+            event, _ in unlimited.append(event.value)
+        }
+        let generousHandle = bus.listen(
+            Ping.self, executeOn: .listenerThread, interestedIn: .youngerThan, maximumAge: 3_600 * 1_000_000_000
+        ) { event, _ in generous.append(event.value) }
+        for value in 0..<5 { Ping(value: value).queue(on: bus) }
+        await bus.drain()
+        #expect(strict.values.isEmpty)
+        #expect(bus.statistics.expired == 5)
+        #expect(unlimited.values == Array(0..<5))
+        #expect(generous.values == Array(0..<5))
+        strictHandle.remove()
+        unlimitedHandle.remove()
+        generousHandle.remove()
+    }
+
+    @Test("L7: .custom passes event, priority and dispatch time to the filter and delivers what it accepts")
+    func customFilter() async {
+        let bus = EventBus(label: "L7")
+        let owner = PingOwner(seen: CoreRecorder())
+        let filterSaw = CoreRecorder<EventPriority>()
+        let handle = Ping.addListener(
+            owner, PingOwner.onPing, executeOn: .listenerThread, interestedIn: .custom,
+            customFilter: { event, priority, _ in
+                filterSaw.append(priority)
+                return event.value <= 50
+            }, on: bus)
+        for value in [10, 60, 50, 51] { Ping(value: value).queue(on: bus, priority: .low) }
+        await bus.drain()
+        #expect(owner.seen.values == [10, 50])
+        #expect(filterSaw.values == [.low, .low, .low, .low])
+        #expect(bus.statistics.filtered == 2)
+        handle.remove()
+    }
+
+    @Test("L8: remove() from another thread during delivery skips every delivery not yet started")
+    func removeFromAnotherThread() async {
+        let bus = EventBus(label: "L8")
+        let gate = CoreGate()
+        let seen = CoreRecorder<Int>()
+        let handle = bus.listen(Ping.self, executeOn: .listenerThread) { event, _ in
+            seen.append(event.value)
+            if event.value == 0 { gate.block() }
+        }
+        for value in 0..<10 { Ping(value: value).queue(on: bus) }
+        await gate.waitUntilEntered()
+        await coreOnPlainThread { handle.remove() }
+        #expect(!handle.isActive)
+        gate.open()
+        await bus.drain()
+        #expect(seen.values == [0], "the delivery in progress finishes; the nine pending ones are skipped")
+        #expect(bus.statistics.discarded == 9, "skipped deliveries are counted")
+    }
+
+    @Test("L8: remove() from inside the callback makes a one-shot listener")
+    func removeFromInsideCallback() async {
+        let bus = EventBus(label: "L8-self")
+        let seen = CoreRecorder<Int>()
+        let handles = CoreRecorder<EventListenerHandle>()
+        let gate = CoreGate()
+        let gateHandle = bus.listen(Hold.self, executeOn: .listenerThread) { _, _ in gate.block() }
+        Hold().queue(on: bus)
+        await gate.waitUntilEntered()
+        handles.append(
+            bus.listen(Ping.self, executeOn: .listenerThread) { event, _ in
+                seen.append(event.value)
+                for handle in handles.values { handle.remove() }
+            })
+        for value in 0..<10 { Ping(value: value).queue(on: bus) }
+        gate.open()
+        await bus.drain()
+        #expect(seen.values == [0])
+        gateHandle.remove()
+    }
+}
+
+extension ListenerTests {
+    struct Ping: Eventable {
+        let value: Int
+    }
+
+    struct Hold: Eventable {}
+
+    struct Register: Eventable {}
+
+    /// A listener's owner with a method of the README's callback shape.
+    final class PingOwner: @unchecked Sendable {  // its only state is a Sendable recorder
+        let seen: CoreRecorder<Int>
+        init(seen: CoreRecorder<Int>) { self.seen = seen }
+
+        func onPing(_ event: Ping, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+            seen.append(event.value)
+        }
+    }
+
+    /// Registers a `.requesterThread` listener from inside its own callback.
+    final class RequesterThread: EventThread, @unchecked Sendable {  // stored properties are Sendable
+        let ownThread = CoreRecorder<UInt>()
+        let deliveries = CoreRecorder<UInt>()
+        let values = CoreRecorder<Int>()
+        let handles = CoreRecorder<EventListenerHandle>()
+
+        override func registerEventListeners() {
+            addEventCallback(onRegister, forEventType: Register.self)
+        }
+
+        func onRegister(_ event: Register, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+            ownThread.append(coreThreadID())
+            let handle = Ping.addListener(
+                self,
+                { [deliveries, values] event, _, _ in
+                    deliveries.append(coreThreadID())
+                    values.append(event.value)
+                }, on: bus)
+            handles.append(handle)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Testing
+
+@testable import EventDrivenSwift
+
+/// The D3 ordering and the mailbox state machine, without threads.
+@Suite("Mailbox lanes and state machine (D3, T2, T4)")
+struct MailboxLanesTests {
+    @Test("D3: the README batch q1 s1 q2 s2 s3 q3 comes out as s3 s1 s2 q2 q1 q3")
+    func readmeBatch() {
+        var lanes = _MailboxLanes<String>()
+        lanes.append("q1", method: .queue, priority: .normal)
+        lanes.append("s1", method: .stack, priority: .normal)
+        lanes.append("q2", method: .queue, priority: .high)
+        lanes.append("s2", method: .stack, priority: .low)
+        lanes.append("s3", method: .stack, priority: .normal)
+        lanes.append("q3", method: .queue, priority: .lowest)
+        #expect(lanes.count == 6)
+        #expect(order(of: lanes) == ["s3", "s1", "s2", "q2", "q1", "q3"])
+    }
+
+    @Test("D3: every stack lane before every queue lane; LIFO within a stack lane, FIFO within a queue lane")
+    func allLanes() {
+        var lanes = _MailboxLanes<String>()
+        for index in 0..<3 {
+            for priority in EventPriority.allCases.reversed() {
+                lanes.append("q\(priority.rawValue).\(index)", method: .queue, priority: priority)
+                lanes.append("s\(priority.rawValue).\(index)", method: .stack, priority: priority)
+            }
+        }
+        var expected: [String] = []
+        for priority in EventPriority.allCases { expected += (0..<3).reversed().map { "s\(priority.rawValue).\($0)" } }
+        for priority in EventPriority.allCases { expected += (0..<3).map { "q\(priority.rawValue).\($0)" } }
+        #expect(order(of: lanes) == expected)
+    }
+
+    @Test("D3: a visit can stop early, and removeAll empties every lane for reuse")
+    func earlyStopAndReuse() {
+        var lanes = _MailboxLanes<Int>()
+        for value in 0..<10 { lanes.append(value, method: .queue, priority: .normal) }
+        var seen: [Int] = []
+        let visited = lanes.forEachInOrder { value in
+            seen.append(value)
+            return value < 3
+        }
+        #expect(visited == 4 && seen == [0, 1, 2, 3])
+        lanes.removeAll()
+        #expect(lanes.isEmpty && lanes.count == 0)
+        #expect(order(of: lanes).isEmpty)
+        lanes.append(42, method: .stack, priority: .lowest)
+        #expect(order(of: lanes) == [42])
+    }
+
+    @Test("T2: a producer wakes the drainer only when it was idle")
+    func wakesOnlyWhenIdle() {
+        let fixture = Fixture()
+        var state = _MailboxState()
+        #expect(state.enqueue(fixture.entry()) == .wake)
+        #expect(state.enqueue(fixture.entry()) == .none, "already scheduled: no second wake")
+        var batch = _MailboxLanes<_MailboxEntry>()
+        var barriers: [@Sendable () -> Void] = []
+        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .batch)
+        #expect(batch.count == 2 && state.inProgress == 2)
+        #expect(state.enqueue(fixture.entry()) == .none, "arrives during the batch: waits for the next turn")
+        batch.removeAll()
+        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .batch)
+        batch.removeAll()
+        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: false) == .empty, "still scheduled")
+        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .idle)
+        #expect(!state.isScheduled)
+        #expect(state.enqueue(fixture.entry()) == .wake, "idle again: the next producer wakes it")
+    }
+
+    @Test("A3: a barrier runs at once on an idle empty mailbox, otherwise after what is pending")
+    func barriers() {
+        let fixture = Fixture()
+        var state = _MailboxState()
+        #expect(state.addBarrier({}) == .runNow)
+        #expect(state.enqueue(fixture.entry()) == .wake)
+        #expect(state.addBarrier({}) == .none)
+        var batch = _MailboxLanes<_MailboxEntry>()
+        var barriers: [@Sendable () -> Void] = []
+        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .batch)
+        #expect(batch.count == 1 && barriers.count == 1, "the barrier travels with the batch it follows")
+    }
+
+    @Test("T4: close() discards what is pending and refuses more; closeAfterDraining() delivers first")
+    func closing() {
+        let fixture = Fixture()
+        var state = _MailboxState()
+        for _ in 0..<3 { _ = state.enqueue(fixture.entry()) }
+        _ = state.addBarrier({})
+        let (discarded, released) = state.close()
+        #expect(discarded == 3 && released.count == 1)
+        #expect(state.enqueue(fixture.entry()) == .rejected)
+        var batch = _MailboxLanes<_MailboxEntry>()
+        var barriers: [@Sendable () -> Void] = []
+        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .finished)
+
+        var draining = _MailboxState()
+        _ = draining.enqueue(fixture.entry())
+        #expect(draining.closeAfterDraining() == .none, "already scheduled by the enqueue")
+        #expect(draining.enqueue(fixture.entry()) == .rejected)
+        #expect(draining.take(into: &batch, barriers: &barriers, mayIdle: true) == .batch)
+        #expect(batch.count == 1)
+        batch.removeAll()
+        #expect(draining.take(into: &batch, barriers: &barriers, mayIdle: true) == .finished)
+    }
+
+    private func order<Entry>(of lanes: _MailboxLanes<Entry>) -> [Entry] {
+        var result: [Entry] = []
+        lanes.forEachInOrder { entry in
+            result.append(entry)
+            return true
+        }
+        return result
+    }
+}
+
+extension MailboxLanesTests {
+    struct Note: Eventable {}
+
+    /// Builds mailbox entries for one subscription; nothing is ever delivered.
+    struct Fixture {
+        let bus = EventBus(label: "lanes")
+        let subscription: _Subscription
+
+        init() {
+            subscription = _Subscription(
+                Note.self, owner: nil, target: .synchronous, interest: .all, registrar: bus, handler: { _, _ in })
+        }
+
+        func entry(_ method: EventDispatchMethod = .queue, _ priority: EventPriority = .normal) -> _MailboxEntry {
+            let metadata = EventMetadata(priority: priority, method: method, dispatchTime: .now(), scheduledTime: nil)
+            return _MailboxEntry(
+                envelope: _EventEnvelope(event: Note(), metadata: metadata, sequence: 0), subscription: subscription)
+        }
+    }
+}

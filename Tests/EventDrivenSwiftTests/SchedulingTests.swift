@@ -1,0 +1,102 @@
+import Dispatch
+import EventDrivenSwift
+import Foundation
+import Testing
+
+@Suite("Scheduled dispatch (S1–S2)")
+struct SchedulingTests {
+    @Test("S1: a scheduled event fires from the scheduler's own thread while the main queue is held")
+    func firesWithoutTheMainQueue() async {
+        let bus = EventBus(label: "S1")
+        let arrived = DispatchSemaphore(value: 0)
+        let deliveries = CoreRecorder<Delivery>()
+        // A synchronous listener runs on the thread that dispatches: the scheduler's.
+        let handle = bus.listen(Alarm.self, executeOn: .synchronous) { event, metadata in
+            deliveries.append(
+                Delivery(
+                    name: event.name, metadata: metadata, deliveredAt: .now(), isMainThread: Thread.isMainThread))
+            arrived.signal()
+        }
+        // Hold the main queue (if anything services it at all) until the event has arrived, so the
+        // delivery cannot depend on it, as in a server that never runs the main queue.
+        let mainHeld = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async { mainHeld.wait() }
+        let due = DispatchTime.now() + .milliseconds(30)
+        let scheduled = Alarm(name: "wake").scheduleQueue(at: due, priority: .highest, on: bus)
+        #expect(!scheduled.hasFired)
+        await coreWait(arrived)
+        mainHeld.signal()
+        let delivery = deliveries.values[0]
+        #expect(delivery.name == "wake")
+        #expect(!delivery.isMainThread)
+        #expect(delivery.deliveredAt >= due, "at or after the due time")
+        #expect(delivery.metadata.priority == .highest && delivery.metadata.method == .queue)
+        #expect(scheduled.hasFired && !scheduled.isCancelled)
+        #expect(!scheduled.cancel(), "a fired event can no longer be cancelled")
+        handle.remove()
+    }
+
+    @Test("S1: scheduled events fire in due order, whatever order they were scheduled in")
+    func firesInDueOrder() async {
+        let bus = EventBus(label: "S1-order")
+        let allArrived = DispatchSemaphore(value: 0)
+        let names = CoreRecorder<String>()
+        let handle = bus.listen(Alarm.self, executeOn: .synchronous) { event, _ in
+            names.append(event.name)
+            if names.count == 3 { allArrived.signal() }
+        }
+        let now = DispatchTime.now()
+        Alarm(name: "third").scheduleStack(at: now + .milliseconds(45), on: bus)
+        Alarm(name: "first").scheduleQueue(at: now + .milliseconds(15), on: bus)
+        Alarm(name: "second").scheduleStack(at: now + .milliseconds(30), priority: .low, on: bus)
+        await coreWait(allArrived)
+        #expect(names.values == ["first", "second", "third"])
+        handle.remove()
+    }
+
+    @Test("S1: an event scheduled in the past fires at once")
+    func pastDueFiresAtOnce() async {
+        let bus = EventBus(label: "S1-past")
+        let arrived = DispatchSemaphore(value: 0)
+        let handle = bus.listen(Alarm.self, executeOn: .synchronous) { _, _ in arrived.signal() }
+        Alarm(name: "late").scheduleQueue(at: DispatchTime(uptimeNanoseconds: 1), on: bus)
+        await coreWait(arrived)
+        #expect(bus.statistics.delivered == 1)
+        handle.remove()
+    }
+
+    @Test("S2: cancel() before the due time prevents the dispatch")
+    func cancelBeforeDue() async {
+        let bus = EventBus(label: "S2")
+        let arrived = DispatchSemaphore(value: 0)
+        let names = CoreRecorder<String>()
+        let handle = bus.listen(Alarm.self, executeOn: .synchronous) { event, _ in
+            names.append(event.name)
+            arrived.signal()
+        }
+        let now = DispatchTime.now()
+        let cancelled = Alarm(name: "cancelled").scheduleQueue(at: now + .milliseconds(20), on: bus)
+        // Due after the cancelled one: once it arrives, the cancelled one would have fired too.
+        Alarm(name: "kept").scheduleQueue(at: now + .milliseconds(40), on: bus)
+        #expect(cancelled.cancel())
+        #expect(cancelled.isCancelled && !cancelled.hasFired)
+        #expect(!cancelled.cancel(), "cancelling twice reports that nothing changed")
+        await coreWait(arrived)
+        #expect(names.values == ["kept"])
+        #expect(!cancelled.hasFired)
+        handle.remove()
+    }
+}
+
+extension SchedulingTests {
+    struct Alarm: Eventable {
+        let name: String
+    }
+
+    struct Delivery: Sendable {
+        let name: String
+        let metadata: EventMetadata
+        let deliveredAt: DispatchTime
+        let isMainThread: Bool
+    }
+}
