@@ -18,6 +18,8 @@ final class _BusCounters: Sendable {
         if tally.superseded > 0 { superseded.add(tally.superseded, ordering: .relaxed) }
         if tally.filtered > 0 { filtered.add(tally.filtered, ordering: .relaxed) }
         if tally.ownerGone > 0 { ownerGone.add(tally.ownerGone, ordering: .relaxed) }
+        // A delivery skipped because its listener was removed is dropped by the receiver.
+        if tally.removed > 0 { discarded.add(tally.removed, ordering: .relaxed) }
     }
 
     var snapshot: EventBusStatistics {

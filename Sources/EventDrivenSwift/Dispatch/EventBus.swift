@@ -98,7 +98,23 @@ public final class EventBus: Sendable {
             return
         }
         let envelope = _EventEnvelope(event: event, metadata: metadata, sequence: route.latest?.advance() ?? 0)
+        if metadata.method == .stack && route.subscriptions.count > 1 {
+            deliverStacked(envelope, to: route.subscriptions)
+            return
+        }
         for subscription in route.subscriptions {
+            subscription.send(envelope, counters: counters, tasks: tasks)
+        }
+    }
+
+    /// A receiver runs its stacked entries newest first, so the lane entries of one stacked event
+    /// are appended in reverse: a receiver with several callbacks for the type then still runs
+    /// them in registration order. Synchronous and task subscribers keep registration order.
+    private func deliverStacked(_ envelope: _EventEnvelope, to subscriptions: [_Subscription]) {
+        for subscription in subscriptions where !subscription.usesLanes {
+            subscription.send(envelope, counters: counters, tasks: tasks)
+        }
+        for subscription in subscriptions.reversed() where subscription.usesLanes {
             subscription.send(envelope, counters: counters, tasks: tasks)
         }
     }

@@ -13,7 +13,7 @@ public struct EventBusStatistics: Sendable, Hashable, CustomStringConvertible {
     public var superseded: Int
     /// Deliveries declined by a listener's custom filter.
     public var filtered: Int
-    /// Deliveries dropped because their receiver was stopped or the bus shut down.
+    /// Deliveries dropped because their receiver was stopped, their listener removed, or the bus shut down.
     public var discarded: Int
     /// Deliveries skipped because the listener's owner had been freed.
     public var ownerReleased: Int
