@@ -25,7 +25,9 @@ public struct ChannelSubscription: Hashable, Sendable {
     /// `true` until ``unsubscribe()`` or the bus's shutdown.
     public var isActive: Bool { subscription.isActive }
 
+    /// `true` when both are handles of the same subscription.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.subscription === rhs.subscription }
+    /// Hashes the subscription's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(subscription)) }
 }
 

@@ -38,9 +38,12 @@ public struct EventChannel<Message: Sendable>: Hashable, Sendable, CustomStringC
         self.identity = _ChannelKey(.messages, Message.self, label: label, key: key)
     }
 
+    /// `true` when both name the same channel: same type, label and key.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
+    /// Hashes the type, label and key.
     public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
 
+    /// The type, label and key, for logs.
     public var description: String {
         let key = key.map { ", key: \($0)" } ?? ""
         return "EventChannel<\(Message.self)>(label: \"\(label)\"\(key))"

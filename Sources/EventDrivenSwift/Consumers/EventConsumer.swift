@@ -24,7 +24,8 @@
 /// were registered: for every event dispatched on the bus (`queue`, `stack`, `dispatchNow`,
 /// scheduled), not for channel messages or states. A consumer that may receive events from
 /// several threads must be thread-safe, which `Sendable` asks of it. Keep `consume` quick: the
-/// dispatcher waits for it.
+/// dispatcher waits for it. Each consumption counts as a delivery in ``EventBus/statistics``;
+/// an event that only consumers took is not counted as undelivered.
 public protocol EventConsumer: AnyObject, Sendable {
     /// The event types this consumer consumes; ``AllEvents`` stands for every type.
     var willConsume: [any Eventable.Type] { get }

@@ -37,9 +37,12 @@ public struct EventState<Value: Equatable & Sendable>: Hashable, Sendable, Custo
         self.identity = _ChannelKey(.state, Value.self, label: label, key: key)
     }
 
+    /// `true` when both name the same state: same type, label and key.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
+    /// Hashes the type, label and key.
     public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
 
+    /// The type, label and key, for logs.
     public var description: String {
         let key = key.map { ", key: \($0)" } ?? ""
         return "EventState<\(Value.self)>(label: \"\(label)\"\(key))"
