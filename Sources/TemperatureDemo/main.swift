@@ -163,9 +163,69 @@ let failed = TemperatureEvent.addListener(nil, { _, _, _ in })
 print("  addListener(nil, …): \(failed.registrationError.map(String.init(describing:)) ?? "no error")")
 
 print("7. Stopping the EventThread")
-weak var weakProcessor = temperatureProcessor
-let discarded = temperatureProcessor.cancel()
-print(
-    "  cancelled with \(discarded) events discarded; freed once unreferenced: \(weakProcessor != nil ? "pending" : "yes")"
-)
+weak var weakProcessor: TemperatureProcessor?
+do {
+    let processor = TemperatureProcessor()
+    weakProcessor = processor
+    let discarded = processor.cancel()
+    print("  cancelled with \(discarded) events discarded")
+}
+print("  a cancelled EventThread is freed: \(weakProcessor == nil)")
+_ = temperatureProcessor.cancel(draining: true)
+
+print("8. Channels, states and consumers on the same bus")
+// A state: a new subscriber gets the current value first; an equal value notifies no one.
+let roomTemperature = EventState<Float>(label: "Room temperature", key: "kitchen")
+bus.set(roomTemperature, to: 19.5)
+let roomSubscription = bus.subscribe(roomTemperature, on: .synchronous) { celsius in
+    print("  kitchen is \(celsius) °C, \(TemperatureRating.fromTemperature(celsius).rawValue)")
+}
+bus.set(roomTemperature, to: 19.5)  // equal: nothing printed
+bus.set(roomTemperature, to: 23)
+print("  read without subscribing: \(bus.value(of: roomTemperature) ?? .nan) °C")
+roomSubscription.unsubscribe()
+
+// A keyed channel with a one-shot handler.
+let alarms = EventChannel<String>(label: "Alarms", key: "kitchen")
+bus.subscribe(alarms, on: .synchronous) { subscription, message in
+    print("  first kitchen alarm: \(message)")
+    subscription.unsubscribe()
+}
+bus.publish(alarms, "too hot")
+bus.publish(alarms, "still too hot")  // nobody listens any more
+bus.publish(EventChannel<String>(label: "Alarms", key: "cellar"), "too cold")  // another key, another channel
+
+// A consumer, synchronous dispatch, and the did-consume notice.
+final class TemperatureLog: EventConsumer, Sendable {
+    var willConsume: [any Eventable.Type] { [TemperatureEvent.self] }
+    func consume(_ event: any Eventable) {
+        if let reading = event as? TemperatureEvent { print("  consumer logged \(reading.temperatureInCelsius) °C") }
+    }
+}
+let temperatureLog = TemperatureLog()
+bus.register(temperatureLog)
+let noticeListener = bus.listen(DidConsumeEvent.self, executeOn: .synchronous) { notice, _ in
+    print("  notice: \(type(of: notice.consumer)) consumed \(type(of: notice.event))")
+}
+bus.dispatchNow(TemperatureEvent(temperatureInCelsius: 21))  // both lines are printed before this returns
+bus.unregister(temperatureLog)
+noticeListener.remove()
+await bus.drain()
+
+print("9. An EventPool spreads slow work over several threads")
+final class SlowRater: EventThread, @unchecked Sendable {  // no state of its own beyond EventThread's
+    static let handledBy = ThreadSafeSemaphore(wrappedValue: [ObjectIdentifier: Int]())
+    override func registerEventListeners() {
+        addEventCallback(SlowReading.self) { [unowned self] reading, _ in
+            SlowRater.handledBy.withLock { $0[ObjectIdentifier(self), default: 0] += 1 }
+        }
+    }
+}
+struct SlowReading: Eventable { let temperatureInCelsius: Float }
+let pool = EventPool<SlowRater>(capacity: 4, balancer: EventPoolRoundRobinBalancer())
+for reading in 0..<20 { SlowReading(temperatureInCelsius: Float(reading)).queue() }
+await bus.drain()
+print("  20 readings over \(pool.threadCount) threads: \(SlowRater.handledBy.wrappedValue.values.sorted()) each")
+pool.stop(draining: true)
+
 print("Statistics of the shared bus: \(bus.statistics)")
