@@ -136,10 +136,8 @@ final class CoreCounter: Sendable {
 /// `true` when the ThreadSanitizer runtime is loaded (`swift test --sanitize=thread`): stress
 /// tests then dispatch a tenth of their events, since every memory access is instrumented.
 let coreUnderThreadSanitizer: Bool = {
-    #if canImport(Darwin)
-        let defaultHandle = UnsafeMutableRawPointer(bitPattern: -2)
-    #else
-        let defaultHandle: UnsafeMutableRawPointer? = nil
-    #endif
-    return dlsym(defaultHandle, "__tsan_init") != nil
+    // The program's own handle searches it and everything it loaded, on every platform.
+    guard let program = dlopen(nil, RTLD_NOW) else { return false }
+    defer { dlclose(program) }
+    return dlsym(program, "__tsan_init") != nil
 }()
