@@ -16,7 +16,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "ThreadSafeSwift"),
-        .target(name: "Observable"),
+        .target(name: "Observable", dependencies: ["ThreadSafeSwift"]),
         .target(
             name: "EventDrivenSwift",
             dependencies: [

@@ -1,3 +1,4 @@
 @_exported import Dispatch
+@_exported import Foundation
 @_exported import Observable
 @_exported import ThreadSafeSwift

@@ -1,4 +1,4 @@
-import Synchronization
+import ThreadSafeSwift
 
 /// The storage behind ``Observable``: a thread-safe list of weakly held observers.
 ///
@@ -9,7 +9,7 @@ public final class ObserverRegistry: Sendable {
         weak var object: AnyObject?
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = LockedValue<[Entry]>([])
 
     /// Creates an empty registry.
     public init() {}

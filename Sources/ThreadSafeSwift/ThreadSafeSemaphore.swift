@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A property wrapper whose reads and writes are atomic, even for values wider than a machine word.
 ///
 /// ```swift
@@ -10,26 +8,18 @@ import Synchronization
 /// Copies of the wrapper share one storage, so a value captured by a closure stays in step
 /// with the property it came from.
 @propertyWrapper
-public struct ThreadSafeSemaphore<Value>: @unchecked Sendable {  // every access goes through `storage.mutex`
-    private final class Storage: @unchecked Sendable {  // the value is only reached through `mutex`
-        let mutex: Mutex<Value>
-        init(_ value: sending Value) { mutex = Mutex(value) }
-    }
-
-    private let storage: Storage
+public struct ThreadSafeSemaphore<Value>: Sendable {
+    private let storage: LockedValue<Value>
 
     /// Wraps `wrappedValue`.
-    public init(wrappedValue: sending Value) {
-        storage = Storage(wrappedValue)
+    public init(wrappedValue: Value) {
+        storage = LockedValue(wrappedValue)
     }
 
     /// The current value; reading and writing each take the lock once.
     public var wrappedValue: Value {
-        get { storage.mutex.withLock { value in UnsafeTransfer(value) }.value }
-        nonmutating set {
-            let newValue = UnsafeTransfer(newValue)
-            storage.mutex.withLock { $0 = newValue.value }
-        }
+        get { storage.withLock { $0 } }
+        nonmutating set { storage.withLock { $0 = newValue } }
     }
 
     /// The wrapper itself, so that `$property.withLock { … }` reads naturally.
@@ -43,14 +33,6 @@ public struct ThreadSafeSemaphore<Value>: @unchecked Sendable {  // every access
     public func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try storage.mutex.withLock { (value) throws(Failure) -> UnsafeTransfer<Result> in
-            UnsafeTransfer(try body(&value))
-        }.value
+        try storage.withLock(body)
     }
-}
-
-/// Carries a value across an isolation boundary that the surrounding lock already protects.
-private struct UnsafeTransfer<T>: @unchecked Sendable {  // only used inside `Mutex.withLock`
-    let value: T
-    init(_ value: T) { self.value = value }
 }

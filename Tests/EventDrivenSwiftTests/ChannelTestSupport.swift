@@ -5,7 +5,7 @@ import Synchronization
 
 /// A list that handlers on any thread append to; tests read it afterwards.
 final class ChannelLog<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private let storage = LockedValue<[Element]>([])
 
     func append(_ element: Element) {
         storage.withLock { $0.append(element) }

@@ -35,7 +35,7 @@ private final class FlowController: EventConsumer, @unchecked Sendable {  // `jo
 /// Holds the reward state, as in the README's `Model`.
 private final class Model: EventConsumer, Sendable {
     let eventBus: EventBus
-    private let userHasClaimedPrize = Mutex(false)
+    private let userHasClaimedPrize = LockedValue(false)
 
     init(eventBus: EventBus) { self.eventBus = eventBus }
 

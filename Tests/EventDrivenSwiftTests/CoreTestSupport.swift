@@ -11,7 +11,7 @@ import Synchronization
 
 /// A list that handlers on any thread append to and tests read afterwards.
 final class CoreRecorder<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private let storage = LockedValue<[Element]>([])
 
     func append(_ element: Element) {
         storage.withLock { $0.append(element) }

@@ -5,7 +5,7 @@ import Testing
 
 /// A balancer written outside the library: always the last thread.
 private final class LastThreadBalancer: EventPoolBalancing {
-    let calls = Mutex<[UInt64]>([])
+    let calls = LockedValue<[UInt64]>([])
 
     func selectMember(for event: any Eventable, metadata: EventMetadata, among members: EventPoolMembers) -> Int {
         calls.withLock { $0.append(members.generation) }

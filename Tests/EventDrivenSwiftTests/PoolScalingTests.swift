@@ -5,12 +5,12 @@ import Testing
 
 /// A scaler written outside the library: the test sets the thread count.
 private final class ManualScaler: EventPoolScaling, @unchecked Sendable {  // `target` and `asked` are Mutexes
-    let target: Mutex<Int>
-    let asked = Mutex(0)
+    let target: LockedValue<Int>
+    let asked = LockedValue(0)
     let evaluationInterval: Duration?
 
     init(_ target: Int, every interval: Duration? = nil) {
-        self.target = Mutex(target)
+        self.target = LockedValue(target)
         evaluationInterval = interval
     }
 

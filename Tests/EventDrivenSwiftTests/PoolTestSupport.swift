@@ -18,7 +18,7 @@ final class PoolProbe: Sendable {
         let thread: ObjectIdentifier
     }
 
-    private let records = Mutex<[Record]>([])
+    private let records = LockedValue<[Record]>([])
     private let inside = Atomic<Int>(0)
     private let mostInside = Atomic<Int>(0)
     /// Signalled once per handler that reaches the gate.

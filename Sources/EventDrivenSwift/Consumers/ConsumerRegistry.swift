@@ -3,7 +3,7 @@ import Synchronization
 /// The consumers of one bus, in registration order: an immutable snapshot, replaced whenever
 /// one is added or removed, which dispatch reads only while it is not empty.
 final class _ConsumerRegistry: Sendable {
-    private let entries = Mutex<[_ConsumerEntry]>([])
+    private let entries = LockedValue<[_ConsumerEntry]>([])
     /// Mirrors `entries.count` so that dispatch checks for consumers without the lock.
     private let count = Atomic<Int>(0)
     /// How many entries consume ``DidConsumeEvent``.

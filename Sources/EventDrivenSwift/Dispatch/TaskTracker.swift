@@ -7,7 +7,7 @@ final class _TaskTracker: Sendable {
         var waiters: [@Sendable () -> Void] = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Runs `body` in a task of its own.
     func start(_ body: @escaping @Sendable () -> Void) {

@@ -12,19 +12,19 @@ public protocol EventListenerHandling: AnyObject, Sendable {
 public final class EventListenerHandle: EventListenerHandling, Hashable {
     /// Dropped on `remove()`, so that a handle kept by the listener's owner does not keep the
     /// callback (and, through a bound method, the owner itself) alive.
-    private let subscription: Mutex<_Subscription?>
+    private let subscription: LockedValue<_Subscription?>
     /// A unique token for this registration.
     public let token = UUID()
     /// Why registration failed, when it did; such a handle is never active.
     public let registrationError: EventDrivenError?
 
     init(_ subscription: _Subscription) {
-        self.subscription = Mutex(subscription)
+        self.subscription = LockedValue(subscription)
         self.registrationError = nil
     }
 
     init(failedWith error: EventDrivenError) {
-        self.subscription = Mutex(nil)
+        self.subscription = LockedValue(nil)
         self.registrationError = error
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 /// takes everything pending at once and runs it in D3 order outside the lock, so a producer
 /// never waits on a handler, and events that arrive meanwhile wait for the next batch.
 final class _Mailbox: Sendable {
-    private let state = Mutex(_MailboxState())
+    private let state = LockedValue(_MailboxState())
     /// Mirrors `lifecycle == .closed` so the drainer can stop mid-batch without the lock.
     private let isClosed = Atomic<Bool>(false)
     private let drainer = _DrainerBuffers()

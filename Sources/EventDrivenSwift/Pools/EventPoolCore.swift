@@ -24,9 +24,9 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
     let bus: EventBus
     let balancer: any EventPoolBalancing
     let evaluationInterval: Duration?
-    let locked: Mutex<Locked>
+    let locked: LockedValue<Locked>
     /// Held while the pool changes size or stops, so such changes never overlap.
-    let scaling: Mutex<any EventPoolScaling>
+    let scaling: LockedValue<any EventPoolScaling>
     let makeThread: @Sendable () -> EventThread
 
     init(
@@ -36,9 +36,9 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         self.bus = bus
         self.balancer = balancer
         self.evaluationInterval = scaler.evaluationInterval
-        self.scaling = Mutex(scaler)
+        self.scaling = LockedValue(scaler)
         self.makeThread = makeThread
-        self.locked = Mutex(Locked(state: State(ordersHandovers: balancer.requiresOrderedHandover)))
+        self.locked = LockedValue(Locked(state: State(ordersHandovers: balancer.requiresOrderedHandover)))
     }
 
     var isStopped: Bool { locked.withLock { $0.state.isStopped } }

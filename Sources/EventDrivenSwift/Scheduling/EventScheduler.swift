@@ -25,7 +25,7 @@ final class _EventScheduler: Sendable {
         var isThreadStarted = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let wakeSignal = DispatchSemaphore(value: 0)
 
     /// Runs `fire` on the scheduler thread at or after `time`, unless cancelled first.

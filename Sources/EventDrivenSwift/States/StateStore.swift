@@ -5,7 +5,7 @@ import Synchronization
 /// Each state has a cell with a lock of its own, kept for the bus's lifetime so that versions
 /// never go back.
 final class _StateStore: Sendable {
-    private let cells = Mutex<[_ChannelKey: any AnyObject & Sendable]>([:])
+    private let cells = LockedValue<[_ChannelKey: any AnyObject & Sendable]>([:])
 
     /// The cell of `state`, created on first use.
     func cell<Value>(for state: EventState<Value>) -> _StateCell<Value> {
@@ -37,7 +37,7 @@ final class _StateCell<Value: Equatable & Sendable>: Sendable {
         var version: UInt64 = 0
     }
 
-    private let slot = Mutex(Slot())
+    private let slot = LockedValue(Slot())
 
     func withLock<Result: Sendable>(_ body: (inout Slot) -> Result) -> Result {
         slot.withLock { body(&$0) }

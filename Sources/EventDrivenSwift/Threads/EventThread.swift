@@ -27,7 +27,7 @@ open class EventThread: ObservableClass, @unchecked Sendable {  // mutable state
     let mailbox: _Mailbox
     private let runner: _MailboxThread?
     private let registrar: any _SubscriptionRegistrar
-    private let subscriptions = Mutex<[_Subscription]>([])
+    private let subscriptions = LockedValue<[_Subscription]>([])
     private let isCancelledFlag = Atomic<Bool>(false)
 
     /// Creates the thread on `bus`, calls ``registerEventListeners()``, and starts it.

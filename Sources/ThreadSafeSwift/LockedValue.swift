@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A value and the lock that guards it, travelling together so that nobody can touch the value
+/// without the lock.
+///
+/// ```swift
+/// let counts = LockedValue([String: Int]())
+/// counts.withLock { $0["events", default: 0] += 1 }
+/// ```
+///
+/// Built on `pthread_mutex_t`, which ThreadSanitizer understands, so races are reported only
+/// where they exist. The lock is not recursive: do not call `withLock` again from `body`.
+public final class LockedValue<Value>: @unchecked Sendable {  // `value` is only reached while `mutex` is held
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    /// Guards `value`.
+    public init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let result = pthread_mutex_init(mutex, nil)
+        precondition(result == 0, "pthread_mutex_init failed: \(result)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value and returns its result.
+    @inlinable
+    @discardableResult
+    public func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        lock()
+        defer { unlock() }
+        return try body(&valueStorage)
+    }
+
+    @usableFromInline
+    var valueStorage: Value {
+        _read { yield value }
+        _modify { yield &value }
+    }
+
+    @usableFromInline
+    func lock() {
+        let result = pthread_mutex_lock(mutex)
+        precondition(result == 0, "pthread_mutex_lock failed: \(result)")
+    }
+
+    @usableFromInline
+    func unlock() {
+        let result = pthread_mutex_unlock(mutex)
+        precondition(result == 0, "pthread_mutex_unlock failed: \(result)")
+    }
+}
