@@ -11,6 +11,12 @@ final class _BusCounters: Sendable {
     let discarded = Atomic<Int>(0)
     let ownerGone = Atomic<Int>(0)
     let rejected = Atomic<Int>(0)
+    /// Deliveries a full bounded mailbox or stream buffer dropped.
+    let dropped = Atomic<Int>(0)
+    /// Deliveries whose handler threw.
+    let failed = Atomic<Int>(0)
+    /// Where undelivered events are posted for dead-letter observers.
+    let deadLetters = _DeadLetterOffice()
 
     func record(_ tally: _DeliveryTally) {
         if tally.delivered > 0 { delivered.add(tally.delivered, ordering: .relaxed) }
@@ -31,7 +37,9 @@ final class _BusCounters: Sendable {
             filtered: filtered.load(ordering: .relaxed),
             discarded: discarded.load(ordering: .relaxed),
             ownerReleased: ownerGone.load(ordering: .relaxed),
-            rejected: rejected.load(ordering: .relaxed)
+            rejected: rejected.load(ordering: .relaxed),
+            dropped: dropped.load(ordering: .relaxed),
+            failed: failed.load(ordering: .relaxed)
         )
     }
 }

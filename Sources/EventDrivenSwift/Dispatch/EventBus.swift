@@ -32,6 +32,7 @@ public final class EventBus: Sendable {
     private let sharedMailboxes = Mutex(_SharedMailboxes())
     /// State values and consumers (Channels/, States/, Consumers/).
     let stores = _BusStores()
+    let scheduledEvents = _BusSchedule()
 
     /// Creates an independent bus.
     /// - Parameters:
@@ -95,6 +96,9 @@ public final class EventBus: Sendable {
     private func deliver<E: Eventable>(_ event: E, metadata: EventMetadata, route: _Route?) {
         guard let route else {
             counters.undelivered.add(1, ordering: .relaxed)
+            if counters.deadLetters.isObserved {
+                counters.deadLetters.post(DeadLetter(event: event, metadata: metadata, reason: .undelivered))
+            }
             return
         }
         let envelope = _EventEnvelope(event: event, metadata: metadata, sequence: route.latest?.advance() ?? 0)
@@ -131,12 +135,14 @@ public final class EventBus: Sendable {
         _ event: E, at time: DispatchTime, method: EventDispatchMethod = .queue, priority: EventPriority = .normal
     ) -> ScheduledEventHandle {
         let scheduledAt = DispatchTime.now()
-        return _EventScheduler.shared.schedule(at: time) { [weak self] in
+        let handle = _EventScheduler.shared.schedule(at: time) { [weak self] in
             self?.dispatch(
                 event,
                 metadata: EventMetadata(
                     priority: priority, method: method, dispatchTime: time, scheduledTime: scheduledAt))
         }
+        scheduledEvents.track(handle)
+        return handle
     }
 
     // MARK: Registration
@@ -209,9 +215,13 @@ public final class EventBus: Sendable {
     /// Calls `body` once every event dispatched before the call has been handled.
     public func whenDrained(_ body: @escaping @Sendable () -> Void) {
         let mailboxes = receivingMailboxes
-        let countdown = _Countdown(mailboxes.count + 1, then: body)
+        let sinks = drainableSinks
+        let countdown = _Countdown(mailboxes.count + sinks.count + 1, then: body)
         for mailbox in mailboxes {
             mailbox.addBarrier { countdown.tick() }
+        }
+        for sink in sinks {
+            sink.addBarrier { countdown.tick() }
         }
         tasks.whenIdle { countdown.tick() }
     }
@@ -232,20 +242,44 @@ public final class EventBus: Sendable {
         return mailboxes
     }
 
+    /// Every sink of this bus that holds deliveries for later (async listeners).
+    private var drainableSinks: [any _DrainableSink] {
+        registry.withLock { $0.allSubscriptions }.compactMap { subscription in
+            if case .sink(let sink) = subscription.target { return sink as? any _DrainableSink }
+            return nil
+        }
+    }
+
     /// `true` once ``shutdown()`` has been called.
     public var isShutDown: Bool { isShutDownFlag.load(ordering: .acquiring) }
 
-    /// Stops accepting events, waits until everything dispatched before has been handled,
-    /// then stops the bus's listener thread and removes every subscription.
-    ///
-    /// Later dispatches are counted as ``EventBusStatistics/rejected`` and reported as
-    /// ``EventDrivenError/busShutDown(bus:eventType:)``.
+    /// Shuts the bus down gracefully: ``shutdown(immediately:)`` with `false`.
     public func shutdown() async {
+        await shutdown(immediately: false)
+    }
+
+    /// Stops accepting events and stops every receiver, stream and scheduled dispatch of the bus.
+    ///
+    /// - Parameter immediately: `false` waits until everything dispatched before has been
+    ///   handled, then stops. `true` removes every subscription at once: handlers already running
+    ///   finish, everything still pending is discarded and counted in
+    ///   ``EventBusStatistics/discarded``.
+    ///
+    /// Either way, scheduled dispatches are cancelled, every receiving thread of the bus stops
+    /// (the listener thread, EventThreads, serial contexts), async listeners end, and event
+    /// streams end after yielding what they had buffered. Later dispatches are counted as
+    /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
+    public func shutdown(immediately: Bool) async {
         guard !isShutDownFlag.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        await drain()
+        scheduledEvents.cancelAll()
+        if !immediately { await drain() }
+        let mailboxes = receivingMailboxes
         removeAllSubscriptions()
-        let mailboxes = sharedMailboxes.withLock { $0.all }
         for mailbox in mailboxes { mailbox.close() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            tasks.whenIdle { continuation.resume() }
+        }
+        counters.deadLetters.close()
     }
 
     private func removeAllSubscriptions() {

@@ -19,9 +19,14 @@ public struct EventBusStatistics: Sendable, Hashable, CustomStringConvertible {
     public var ownerReleased: Int
     /// Dispatches refused because the bus was shut down.
     public var rejected: Int
+    /// Deliveries dropped by the overflow policy of a full bounded mailbox or stream buffer.
+    public var dropped: Int = 0
+    /// Deliveries whose handler threw (also counted in ``delivered``: the handler ran).
+    public var failed: Int = 0
 
     public var description: String {
         "delivered \(delivered), undelivered \(undelivered), expired \(expired), superseded \(superseded), "
-            + "filtered \(filtered), discarded \(discarded), owner released \(ownerReleased), rejected \(rejected)"
+            + "filtered \(filtered), discarded \(discarded), owner released \(ownerReleased), rejected \(rejected), "
+            + "dropped \(dropped), failed \(failed)"
     }
 }

@@ -11,6 +11,11 @@ public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible
     case busShutDown(bus: String, eventType: String)
     /// A handler was registered on an EventThread that has been cancelled.
     case threadCancelled(thread: String)
+    /// A handler threw; other handlers and later deliveries were not affected.
+    case handlerFailed(eventType: String, error: String)
+    /// A bounded mailbox was full and its policy refused the event (or a blocked producer timed
+    /// out); the event was not delivered to that receiver.
+    case mailboxFull(receiver: String, eventType: String)
 
     public var description: String {
         switch self {
@@ -24,6 +29,10 @@ public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible
             "\(type) was dispatched on bus '\(bus)' after it shut down; the event was not delivered"
         case .threadCancelled(let thread):
             "a callback was added to \(thread) after it was cancelled; it will never run"
+        case .handlerFailed(let type, let error):
+            "a handler for \(type) threw \(error); other deliveries went on"
+        case .mailboxFull(let receiver, let type):
+            "the mailbox of \(receiver) was full; \(type) was not delivered to it"
         }
     }
 }

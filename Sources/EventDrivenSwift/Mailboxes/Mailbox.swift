@@ -32,6 +32,7 @@ final class _Mailbox: Sendable {
             return true
         case .rejected:
             counters.discarded.add(1, ordering: .relaxed)
+            counters.deadLetters.post(entry.envelope, reason: .discarded)
             return false
         }
     }
@@ -64,8 +65,20 @@ final class _Mailbox: Sendable {
     @discardableResult
     func close() -> Int {
         isClosed.store(true, ordering: .sequentiallyConsistent)
-        let (discarded, barriers) = state.withLock { $0.close() }
+        let observed = counters.deadLetters.isObserved
+        let (discarded, barriers, lost) = state.withLock { state in
+            var lost: [_EventEnvelope] = []
+            if observed {
+                state.pending.forEachInOrder { entry in
+                    lost.append(entry.envelope)
+                    return true
+                }
+            }
+            let (discarded, barriers) = state.close()
+            return (discarded, barriers, lost)
+        }
         counters.discarded.add(discarded, ordering: .relaxed)
+        for envelope in lost { counters.deadLetters.post(envelope, reason: .discarded) }
         for barrier in barriers { barrier() }
         executor.wake(self)
         return discarded
@@ -104,13 +117,16 @@ final class _Mailbox: Sendable {
         buffers.batch.forEachInOrder { entry in
             if isClosed.load(ordering: .relaxed) { return false }
             buffers.position += 1
-            tally.record(entry.subscription.deliver(entry.envelope))
+            let outcome = entry.subscription.deliver(entry.envelope)
+            tally.record(outcome)
+            if outcome != .delivered { counters.noteUndelivered(outcome, entry.envelope) }
             return true
         }
         if isClosed.load(ordering: .relaxed) {
             let undelivered = buffers.batchCount - buffers.position
             counters.discarded.add(undelivered, ordering: .relaxed)
             buffers.lastDiscarded = undelivered
+            if undelivered > 0 && counters.deadLetters.isObserved { postDiscardedRest(of: buffers) }
         }
         counters.record(tally)
         buffers.batch.removeAll()
@@ -118,6 +134,16 @@ final class _Mailbox: Sendable {
         buffers.barriers.removeAll(keepingCapacity: true)
         for barrier in barriers { barrier() }
         return .ran
+    }
+
+    /// Posts dead letters for the entries of the batch that a close left unhandled.
+    private func postDiscardedRest(of buffers: _DrainerBuffers) {
+        var index = 0
+        buffers.batch.forEachInOrder { entry in
+            index += 1
+            if index > buffers.position { counters.deadLetters.post(entry.envelope, reason: .discarded) }
+            return true
+        }
     }
 
     /// Runs batches until the mailbox is idle or finished; used by queue-based executors.

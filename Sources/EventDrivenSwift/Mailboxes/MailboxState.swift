@@ -42,7 +42,8 @@ struct _MailboxState {
     }
 
     mutating func addBarrier(_ barrier: @escaping @Sendable () -> Void) -> BarrierAction {
-        if !isScheduled && pending.isEmpty && barriers.isEmpty { return .runNow }
+        // A closed or finished mailbox never runs another batch: nothing is left to wait for.
+        if lifecycle == .closed || (!isScheduled && pending.isEmpty && barriers.isEmpty) { return .runNow }
         barriers.append(barrier)
         return scheduleIfIdle() == .wake ? .wake : .none
     }
@@ -73,7 +74,10 @@ struct _MailboxState {
         inProgress = 0
         if lifecycle == .closed { return .finished }
         if pending.isEmpty && barriers.isEmpty {
-            if lifecycle == .draining { return .finished }
+            if lifecycle == .draining {
+                lifecycle = .closed
+                return .finished
+            }
             guard mayIdle else { return .empty }
             isScheduled = false
             return .idle

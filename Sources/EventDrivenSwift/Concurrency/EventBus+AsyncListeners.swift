@@ -1,0 +1,71 @@
+extension EventBus {
+    /// Registers an async handler for events of type `E`.
+    ///
+    /// ```swift
+    /// bus.listen(TemperatureEvent.self) { reading in
+    ///     try await store.save(reading)
+    /// }
+    /// ```
+    ///
+    /// One task runs the handler for one event at a time, in the order the events were dispatched
+    /// (priority and queue/stack do not reorder them); the next event waits until the handler
+    /// returns. A handler that throws does not stop later deliveries: the error is counted in
+    /// ``EventBusStatistics/failed``, logged, and passed to the bus's error handler as
+    /// ``EventDrivenError/handlerFailed(eventType:error:)``.
+    ///
+    /// A `@MainActor` closure runs on the main actor, in the same order.
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - owner: Held weakly; once it is freed the listener is removed. `nil` (the default)
+    ///     keeps the listener until its handle's `remove()` or the bus shuts down.
+    ///   - handler: Called with each event.
+    /// - Returns: A handle whose `remove()` skips every delivery whose handler has not started.
+    @discardableResult
+    public func listen<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject? = nil,
+        _ handler: @escaping @Sendable (E) async throws -> Void
+    ) -> EventListenerHandle {
+        listenSerially(type, owner: owner) { event, _ in try await handler(event as! E) }
+    }
+
+    /// Registers a handler that runs isolated to `actor`, for events of type `E`.
+    ///
+    /// ```swift
+    /// actor Thermostat { var readings: [Float] = [] }
+    /// bus.listen(TemperatureEvent.self, on: thermostat) { thermostat, reading in
+    ///     thermostat.readings.append(reading.temperatureInCelsius)
+    /// }
+    /// ```
+    ///
+    /// Deliveries reach the actor one at a time, in the order the events were dispatched. The
+    /// actor is held weakly: once it is freed the listener is removed. Errors are handled as for
+    /// ``listen(_:owner:_:)-(_,_,(E)->Void)``.
+    @discardableResult
+    public func listen<E: Eventable, A: Actor>(
+        _ type: E.Type,
+        on actor: A,
+        _ handler: @escaping @Sendable (isolated A, E) async throws -> Void
+    ) -> EventListenerHandle {
+        let weakActor = _WeakReference(actor)
+        return listenSerially(type, owner: actor) { event, _ in
+            guard let actor = weakActor.object else { return }
+            try await handler(actor, event as! E)
+        }
+    }
+
+    /// Registers `handler` behind a serial consumer task of its own.
+    func listenSerially<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject?,
+        _ handler: @escaping @Sendable (any Eventable, EventMetadata) async throws -> Void
+    ) -> EventListenerHandle {
+        let sink = _SerialHandlerSink(bus: self, handler: handler)
+        let subscription = _Subscription(
+            type, owner: owner, target: .sink(sink), interest: .all, registrar: sink
+        ) { _, _ in }
+        sink.register(subscription)
+        if isShutDown { subscription.cancel() }
+        return EventListenerHandle(subscription)
+    }
+}

@@ -1,0 +1,58 @@
+extension EventBus {
+    /// Every event of type `E` dispatched on this bus from now on, as an asynchronous sequence.
+    ///
+    /// ```swift
+    /// for await reading in bus.events(of: TemperatureEvent.self) {
+    ///     print(reading.temperatureInCelsius)
+    /// }
+    /// ```
+    ///
+    /// Events arrive in the order they were dispatched (a stream has no batches, so priority and
+    /// queue/stack do not reorder them). Several streams of one type each get every event.
+    ///
+    /// The sequence ends when the task iterating it is cancelled, when the bus shuts down (after
+    /// yielding what it had already buffered), or when the bus is freed.
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - bufferingPolicy: How many events the stream keeps while its consumer is busy:
+    ///     `.unbounded` (the default), `.bufferingNewest(n)` or `.bufferingOldest(n)`. Events the
+    ///     buffer drops are counted in ``EventBusStatistics/dropped`` and posted as dead letters
+    ///     (``DeadLetter/Reason/dropped``).
+    public func events<E: Eventable>(
+        of type: E.Type,
+        bufferingPolicy: EventBufferingPolicy = .unbounded
+    ) -> EventStream<E> {
+        makeStream(of: type, bufferingPolicy: bufferingPolicy) { envelope in
+            // Routing is by the exact dynamic type, so this cast always succeeds.
+            envelope.event as! E
+        }
+    }
+
+    /// Every event of type `E` with its ``EventMetadata``, as an asynchronous sequence.
+    ///
+    /// Behaves like ``events(of:bufferingPolicy:)``.
+    public func eventsWithMetadata<E: Eventable>(
+        of type: E.Type,
+        bufferingPolicy: EventBufferingPolicy = .unbounded
+    ) -> EventStream<(event: E, metadata: EventMetadata)> {
+        makeStream(of: type, bufferingPolicy: bufferingPolicy) { envelope in
+            (envelope.event as! E, envelope.metadata)
+        }
+    }
+}
+
+extension Eventable {
+    /// Every event of this type dispatched on `bus` from now on, as an asynchronous sequence.
+    ///
+    /// ```swift
+    /// for await reading in TemperatureEvent.events() { … }
+    /// ```
+    ///
+    /// See ``EventBus/events(of:bufferingPolicy:)``.
+    public static func events(
+        on bus: EventBus = EventCentral.shared,
+        bufferingPolicy: EventBufferingPolicy = .unbounded
+    ) -> EventStream<Self> {
+        bus.events(of: Self.self, bufferingPolicy: bufferingPolicy)
+    }
+}

@@ -1,0 +1,44 @@
+/// An event that did not reach a receiver it was meant for, and why.
+///
+/// Observe them with ``EventBus/deadLetters(bufferingPolicy:)``. Every dead letter is also
+/// counted in ``EventBus/statistics``; the stream only adds the events themselves.
+public struct DeadLetter: Sendable, CustomStringConvertible {
+    /// Why an event was not delivered.
+    public enum Reason: Sendable, Hashable, CustomStringConvertible {
+        /// Nobody listened to the event's type when it was dispatched.
+        case undelivered
+        /// The event was older than the listener's `maximumAge` when its turn came.
+        case expired
+        /// A `.latestOnly` listener had a newer event of the type.
+        case superseded
+        /// The listener's owner had been freed.
+        case ownerReleased
+        /// A bounded mailbox or a stream's buffer was full and its overflow policy dropped it.
+        case dropped
+        /// Its receiver was stopped, its listener removed, or the bus shut down before its turn.
+        case discarded
+
+        public var description: String {
+            switch self {
+            case .undelivered: "undelivered"
+            case .expired: "expired"
+            case .superseded: "superseded"
+            case .ownerReleased: "owner released"
+            case .dropped: "dropped"
+            case .discarded: "discarded"
+            }
+        }
+    }
+
+    /// The event.
+    public let event: any Eventable
+    /// How it was dispatched.
+    public let metadata: EventMetadata
+    /// Why it was not delivered.
+    public let reason: Reason
+
+    /// The event's type, as `String(reflecting:)` names it.
+    public var eventType: String { String(reflecting: type(of: event)) }
+
+    public var description: String { "\(eventType) \(reason)" }
+}

@@ -1,0 +1,105 @@
+import EventDrivenSwift
+import Synchronization
+import Testing
+
+@Suite("A2: async handlers")
+struct AsyncHandlerTests {
+    private struct Job: Eventable { let value: Int }
+
+    @Test("A2: an async handler runs one event at a time, in dispatch order")
+    func serialAndOrdered() async {
+        let bus = EventBus(label: #function)
+        let seen = Recorder<Int>()
+        let probe = OverlapProbe()
+        bus.listen(Job.self) { job in
+            probe.enter()
+            await Task.yield()
+            seen.append(job.value)
+            probe.leave()
+        }
+        await runOnThreads(2) { producer in
+            for index in 0..<300 { bus.queue(Job(value: producer * 1_000 + index), priority: .allCases[index % 5]) }
+        }
+        await bus.drain()
+        let values = seen.values
+        #expect(values.count == 600)
+        #expect(probe.maximumOverlap == 1)
+        for producer in 0..<2 {
+            let own = values.filter { $0 / 1_000 == producer }
+            #expect(own == own.sorted())
+        }
+    }
+
+    @Test("A3: drain waits until async handlers have finished")
+    func drainWaits() async {
+        let bus = EventBus(label: #function)
+        let finished = Atomic<Int>(0)
+        bus.listen(Job.self) { _ in
+            for _ in 0..<5 { await Task.yield() }
+            finished.add(1, ordering: .relaxed)
+        }
+        for value in 0..<100 { bus.queue(Job(value: value)) }
+        await bus.drain()
+        #expect(finished.load(ordering: .relaxed) == 100)
+        #expect(bus.statistics.delivered == 100)
+    }
+
+    @Test("A2/L8: remove() stops an async listener")
+    func remove() async {
+        let bus = EventBus(label: #function)
+        let seen = Recorder<Int>()
+        let handle = bus.listen(Job.self) { job in seen.append(job.value) }
+        bus.queue(Job(value: 1))
+        await bus.drain()
+        handle.remove()
+        #expect(!handle.isActive)
+        #expect(bus.subscriberCount(for: Job.self) == 0)
+        bus.queue(Job(value: 2))
+        await bus.drain()
+        #expect(seen.values == [1])
+        #expect(bus.statistics.undelivered == 1)
+    }
+
+    @Test("A2/L2: an async listener ends when its owner is freed")
+    func ownerReleased() async {
+        final class Owner: Sendable {}
+        let bus = EventBus(label: #function)
+        let seen = Recorder<Int>()
+        var owner: Owner? = Owner()
+        bus.listen(Job.self, owner: owner) { job in seen.append(job.value) }
+        bus.queue(Job(value: 1))
+        await bus.drain()
+        owner = nil
+        bus.queue(Job(value: 2))
+        await bus.drain()
+        #expect(seen.values == [1])
+        #expect(bus.statistics.ownerReleased == 1)
+        #expect(bus.subscriberCount(for: Job.self) == 0)
+    }
+
+    @Test("A2/D5: an async handler may dispatch, and drain picks those up on the next call")
+    func dispatchFromHandler() async {
+        let bus = EventBus(label: #function)
+        let seen = Recorder<Int>()
+        bus.listen(Job.self) { job in
+            seen.append(job.value)
+            if job.value < 50 { bus.queue(Job(value: job.value + 1)) }
+        }
+        bus.queue(Job(value: 0))
+        for _ in 0..<60 { await bus.drain() }
+        #expect(seen.values == Array(0...50))
+    }
+
+    @Test("A2: a @MainActor handler runs on the main actor, in order")
+    func mainActorHandler() async {
+        let bus = EventBus(label: #function)
+        let seen = Recorder<Int>()
+        bus.listen(Job.self) { @MainActor job in
+            MainActor.assertIsolated()
+            seen.append(job.value)
+        }
+        for value in 0..<100 { bus.queue(Job(value: value)) }
+        await bus.drain()
+        #expect(seen.values == Array(0..<100))
+    }
+}
