@@ -8,7 +8,8 @@ import Synchronization
 /// takes everything pending at once and runs it in D3 order outside the lock, so a producer
 /// never waits on a handler, and events that arrive meanwhile wait for the next batch.
 final class _Mailbox: Sendable {
-    private let state = LockedValue(_MailboxState())
+    /// Internal rather than private so that the overflow policies (Reliability/) can reach it.
+    let state = LockedValue(_MailboxState())
     /// Mirrors `lifecycle == .closed` so the drainer can stop mid-batch without the lock.
     private let isClosed = Atomic<Bool>(false)
     private let drainer = _DrainerBuffers()
@@ -16,10 +17,14 @@ final class _Mailbox: Sendable {
     let executor: _MailboxExecutor
     /// Where this mailbox reports what it delivered and discarded.
     let counters: _BusCounters
+    /// The bound and overflow policy; `nil` for the default unbounded mailbox.
+    let limit: _MailboxLimit?
 
-    init(executor: _MailboxExecutor, counters: _BusCounters) {
+    init(executor: _MailboxExecutor, counters: _BusCounters, limit: _MailboxLimit? = nil) {
         self.executor = executor
         self.counters = counters
+        self.limit = limit
+        if let limit { state.withLock { limit.configure(&$0) } }
     }
 
     /// Appends `entry`; returns `false` when the mailbox no longer accepts events.
@@ -34,6 +39,8 @@ final class _Mailbox: Sendable {
             counters.discarded.add(1, ordering: .relaxed)
             counters.deadLetters.post(entry.envelope, reason: .discarded)
             return false
+        case .full:
+            return overflow(entry)
         }
     }
 
@@ -79,6 +86,7 @@ final class _Mailbox: Sendable {
         }
         counters.discarded.add(discarded, ordering: .relaxed)
         for envelope in lost { counters.deadLetters.post(envelope, reason: .discarded) }
+        if let limit { limit.wake(state.withLock { $0.releaseBlockedProducers() }) }
         for barrier in barriers { barrier() }
         executor.wake(self)
         return discarded
@@ -103,7 +111,12 @@ final class _Mailbox: Sendable {
     /// this; the `isScheduled` handshake under the lock guarantees there is one at a time.
     func runBatch(mayIdle: Bool) -> Step {
         let buffers = drainer
-        let taken = state.withLock { $0.take(into: &buffers.batch, barriers: &buffers.barriers, mayIdle: mayIdle) }
+        let (taken, producersToWake) = state.withLock { state in
+            let taken = state.take(into: &buffers.batch, barriers: &buffers.barriers, mayIdle: mayIdle)
+            defer { state.producersToWake = 0 }
+            return (taken, state.producersToWake)
+        }
+        if producersToWake > 0 { limit?.wake(producersToWake) }
         switch taken {
         case .empty: return .empty
         case .idle: return .idle

@@ -56,6 +56,24 @@ struct _MailboxLanes<Entry> {
         return visited
     }
 
+    /// Removes and returns the entry that `isOlder` ranks oldest among the first entry of each
+    /// lane (lanes are in arrival order). For a full bounded mailbox; O(lane length).
+    mutating func removeOldest(by isOlder: (Entry, Entry) -> Bool) -> Entry? {
+        var oldestLane: Int?
+        var remaining = occupied
+        while remaining != 0 {
+            let lane = remaining.trailingZeroBitCount
+            remaining &= remaining - 1
+            if let current = oldestLane, !isOlder(lanes[lane][0], lanes[current][0]) { continue }
+            oldestLane = lane
+        }
+        guard let lane = oldestLane else { return nil }
+        let entry = lanes[lane].removeFirst()
+        if lanes[lane].isEmpty { occupied &= ~(1 << lane) }
+        count -= 1
+        return entry
+    }
+
     /// Empties every lane, keeping their storage for reuse.
     mutating func removeAll() {
         var remaining = occupied

@@ -21,15 +21,33 @@ struct _MailboxState {
     var lifecycle = Lifecycle.open
     /// Entries taken by the drainer and not yet handled, for load-aware balancing.
     var inProgress = 0
+    /// The most entries that may wait; `Int.max` (unbounded) unless a bounded policy was chosen.
+    var capacity = Int.max
+    /// Whether a full mailbox makes producers wait (``EventOverflowPolicy/blockProducer(timeout:)``).
+    var blocksWhenFull = false
+    /// Producers waiting for space, and how many of them the drainer must wake after a take.
+    var blockedProducers = 0
+    var producersToWake = 0
 
     enum EnqueueAction: Equatable {
         case none
         case wake
         case rejected
+        /// A bounded mailbox is full; its overflow policy decides (Reliability/Mailbox+Overflow.swift).
+        case full
     }
 
     mutating func enqueue(_ entry: _MailboxEntry) -> EnqueueAction {
         guard lifecycle == .open else { return .rejected }
+        if pending.count >= capacity {
+            if blocksWhenFull { blockedProducers += 1 }
+            return .full
+        }
+        return append(entry)
+    }
+
+    /// Appends `entry` whatever the capacity.
+    mutating func append(_ entry: _MailboxEntry) -> EnqueueAction {
         pending.append(entry, method: entry.envelope.metadata.method, priority: entry.envelope.metadata.priority)
         return scheduleIfIdle()
     }
@@ -85,6 +103,10 @@ struct _MailboxState {
         swap(&pending, &batch)
         swap(&barriers, &batchBarriers)
         inProgress = batch.count
+        if blockedProducers > 0 {
+            producersToWake = blockedProducers
+            blockedProducers = 0
+        }
         return .batch
     }
 

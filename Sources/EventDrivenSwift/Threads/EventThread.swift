@@ -35,12 +35,18 @@ open class EventThread: ObservableClass, @unchecked Sendable {  // mutable state
         self.bus = bus
         let runner = _MailboxThread(name: "EventThread(\(type(of: self)))")
         self.runner = runner
-        self.mailbox = _Mailbox(executor: .thread(runner), counters: bus.counters)
+        self.mailbox = _Mailbox(
+            executor: .thread(runner), counters: bus.counters,
+            limit: _MailboxLimit(type(of: self).mailboxPolicy, receiver: runner.name, bus: bus))
         self.registrar = _EventThreadRegistration.override ?? bus
         super.init()
         registerEventListeners()
         runner.start(mailbox)
     }
+
+    /// How many events may wait for threads of this class, and what happens when more arrive;
+    /// ``EventMailboxPolicy/unbounded`` unless a subclass overrides it. See ``EventMailboxPolicy``.
+    open class var mailboxPolicy: EventMailboxPolicy { .unbounded }
 
     /// Creates a receiver whose callbacks run on the main queue instead of a thread of its own.
     init(mainActorBus bus: EventBus) {

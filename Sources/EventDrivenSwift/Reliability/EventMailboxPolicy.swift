@@ -1,0 +1,42 @@
+/// How many events a receiver's mailbox holds, and what happens when it is full.
+///
+/// Mailboxes are unbounded by default: a producer never waits and nothing is dropped, and a
+/// receiver that is slower than its producers lets its backlog grow. Choose a bound per
+/// receiver by overriding ``EventThread/mailboxPolicy`` in an `EventThread` subclass (it applies
+/// to every instance, including those of an ``EventPool``).
+///
+/// ```swift
+/// final class Renderer: EventThread {
+///     override class var mailboxPolicy: EventMailboxPolicy {
+///         .bounded(capacity: 1_000, whenFull: .dropOldest)
+///     }
+/// }
+/// ```
+public enum EventMailboxPolicy: Sendable, Hashable {
+    /// No limit (the default).
+    case unbounded
+    /// At most `capacity` events wait (not counting the batch the receiver is running); `whenFull`
+    /// decides what happens to one more.
+    case bounded(capacity: Int, whenFull: EventOverflowPolicy)
+}
+
+/// What a full bounded mailbox does with one more event.
+///
+/// Every event a policy drops is counted in ``EventBusStatistics/dropped`` and in the receiver's
+/// ``EventThread/droppedEventCount``, and posted as a dead letter (``DeadLetter/Reason/dropped``).
+public enum EventOverflowPolicy: Sendable, Hashable {
+    /// The producer waits until the receiver takes its pending events, or until `timeout` has
+    /// passed (`nil`: no limit), after which the event is dropped. A producer that is the
+    /// receiver itself (a handler dispatching to its own thread) never waits: its event is
+    /// accepted over capacity, so that D5 holds. Two receivers that dispatch to each other
+    /// while both are full can wait on each other: give them a timeout.
+    case blockProducer(timeout: Duration?)
+    /// The new event is dropped.
+    case dropNewest
+    /// The event that has waited longest is dropped to make room.
+    case dropOldest
+    /// The new event is dropped and the dispatch fails: ``EventBus/tryDispatch(_:method:priority:)``
+    /// throws ``EventDrivenError/mailboxFull(receiver:eventType:)``; the plain dispatch methods
+    /// report it to the bus's error handler and log.
+    case failDispatch
+}

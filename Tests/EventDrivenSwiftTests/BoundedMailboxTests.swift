@@ -1,0 +1,199 @@
+import Dispatch
+import EventDrivenSwift
+import Synchronization
+import Testing
+
+/// Receivers with bounded mailboxes. Each holds its thread busy with event 0 (a gate), fills the
+/// mailbox, then opens the gate.
+@Suite("R3: bounded mailboxes")
+struct BoundedMailboxTests {
+    struct Item: Eventable { let value: Int }
+
+    /// Records items; item 0 waits at the gate, so later items pile up in the mailbox.
+    class Receiver: EventThread, @unchecked Sendable {  // its state is the thread-safe `seen` and `gate`
+        let seen = Recorder<Int>()
+        let gate = Gate()
+        var echo = false
+
+        override func registerEventListeners() {
+            addEventCallback(Item.self) { [unowned self] (item: Item, _: EventMetadata) in
+                if item.value == 0 { gate.block() }
+                seen.append(item.value)
+                // More than the capacity at once, from the receiver's own thread.
+                if echo && item.value == -1 { for value in 2...6 { bus.queue(Item(value: -value)) } }
+            }
+        }
+    }
+
+    final class Unbounded: Receiver, @unchecked Sendable {}  // inherits Receiver's thread-safe state
+    final class DropNewest: Receiver, @unchecked Sendable {  // inherits Receiver's thread-safe state
+        override class var mailboxPolicy: EventMailboxPolicy { .bounded(capacity: 3, whenFull: .dropNewest) }
+    }
+    final class DropOldest: Receiver, @unchecked Sendable {  // inherits Receiver's thread-safe state
+        override class var mailboxPolicy: EventMailboxPolicy { .bounded(capacity: 3, whenFull: .dropOldest) }
+    }
+    final class FailDispatch: Receiver, @unchecked Sendable {  // inherits Receiver's thread-safe state
+        override class var mailboxPolicy: EventMailboxPolicy { .bounded(capacity: 2, whenFull: .failDispatch) }
+    }
+    final class Blocking: Receiver, @unchecked Sendable {  // inherits Receiver's thread-safe state
+        override class var mailboxPolicy: EventMailboxPolicy {
+            .bounded(capacity: 2, whenFull: .blockProducer(timeout: nil))
+        }
+    }
+    final class BlockingBriefly: Receiver, @unchecked Sendable {  // inherits Receiver's thread-safe state
+        override class var mailboxPolicy: EventMailboxPolicy {
+            .bounded(capacity: 1, whenFull: .blockProducer(timeout: .milliseconds(20)))
+        }
+    }
+
+    @Test("R3: mailboxes are unbounded by default")
+    func unboundedByDefault() async {
+        let bus = EventBus(label: #function)
+        let receiver = Unbounded(bus: bus)
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        for value in 1...10_000 { bus.queue(Item(value: value)) }
+        #expect(receiver.pendingEventCount == 10_001)
+        receiver.gate.open()
+        await bus.drain()
+        #expect(receiver.seen.count == 10_001)
+        #expect(bus.statistics.dropped == 0)
+        receiver.cancel()
+    }
+
+    @Test("R3: dropNewest keeps the events that came first and counts the rest")
+    func dropNewest() async {
+        let bus = EventBus(label: #function)
+        let letters = bus.deadLetters()
+        let receiver = DropNewest(bus: bus)
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        for value in 1...10 { bus.queue(Item(value: value)) }
+        receiver.gate.open()
+        await bus.drain()
+        #expect(receiver.seen.values == [0, 1, 2, 3])
+        #expect(bus.statistics.dropped == 7)
+        #expect(receiver.droppedEventCount == 7)
+        receiver.cancel()
+        await bus.shutdown()
+        var dropped: [Int] = []
+        for await letter in letters where letter.reason == .dropped { dropped.append((letter.event as! Item).value) }
+        #expect(dropped == Array(4...10))
+    }
+
+    @Test("R3: dropOldest drops the event that waited longest")
+    func dropOldest() async {
+        let bus = EventBus(label: #function)
+        let letters = bus.deadLetters()
+        let receiver = DropOldest(bus: bus)
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        for value in 1...10 { bus.queue(Item(value: value), priority: value % 2 == 0 ? .high : .low) }
+        receiver.gate.open()
+        await bus.drain()
+        #expect(receiver.seen.values == [0, 8, 10, 9])
+        #expect(receiver.droppedEventCount == 7)
+        receiver.cancel()
+        await bus.shutdown()
+        var dropped: [Int] = []
+        for await letter in letters where letter.reason == .dropped { dropped.append((letter.event as! Item).value) }
+        #expect(dropped == Array(1...7))
+    }
+
+    @Test("R3: failDispatch makes tryDispatch throw, and plain dispatch report, mailboxFull")
+    func failDispatch() async {
+        let bus = EventBus(label: #function)
+        let errors = collectErrors(on: bus)
+        let receiver = FailDispatch(bus: bus)
+        let other = Recorder<Int>()
+        bus.listen(Item.self, executeOn: .synchronous) { item, _ in other.append(item.value) }
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        #expect(throws: Never.self) { try bus.tryDispatch(Item(value: 1)) }
+        #expect(throws: Never.self) { try bus.tryDispatch(Item(value: 2)) }
+        let expected = EventDrivenError.mailboxFull(
+            receiver: "EventThread(\(FailDispatch.self))", eventType: String(reflecting: Item.self))
+        #expect(throws: expected) { try bus.tryDispatch(Item(value: 3)) }
+        bus.queue(Item(value: 4))
+        #expect(errors.values == [expected])
+        receiver.gate.open()
+        await bus.drain()
+        #expect(receiver.seen.values == [0, 1, 2])
+        #expect(other.values == [0, 1, 2, 3, 4], "other receivers still get the event")
+        #expect(bus.statistics.dropped == 2)
+        receiver.cancel()
+    }
+
+    @Test("R3: blockProducer makes the producer wait until the receiver takes its events; nothing is lost")
+    func blockProducer() async {
+        let bus = EventBus(label: #function)
+        let receiver = Blocking(bus: bus)
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        let dispatched = Atomic<Int>(0)
+        async let producer: Void = runOnThreads(1) { _ in
+            for value in 1...50 {
+                bus.queue(Item(value: value))
+                dispatched.add(1, ordering: .relaxed)
+            }
+        }
+        // The producer fills the two free places, then waits at the third.
+        #expect(await eventually { dispatched.load(ordering: .relaxed) == 2 && receiver.pendingEventCount == 3 })
+        #expect(receiver.pendingEventCount == 3)
+        receiver.gate.open()
+        await producer
+        await bus.drain()
+        #expect(receiver.seen.values == Array(0...50))
+        #expect(bus.statistics.dropped == 0)
+        receiver.cancel()
+    }
+
+    @Test("R3: a blocked producer gives up after its timeout; the event is dropped and reported")
+    func blockTimeout() async {
+        let bus = EventBus(label: #function)
+        let receiver = BlockingBriefly(bus: bus)
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        #expect(throws: Never.self) { try bus.tryDispatch(Item(value: 1)) }
+        #expect(throws: EventDrivenError.self) { try bus.tryDispatch(Item(value: 2)) }
+        receiver.gate.open()
+        await bus.drain()
+        #expect(receiver.seen.values == [0, 1])
+        #expect(receiver.droppedEventCount == 1)
+        receiver.cancel()
+    }
+
+    @Test("R3/D5: a handler dispatching to its own full mailbox never waits for itself")
+    func selfDispatch() async {
+        let bus = EventBus(label: #function)
+        let receiver = Blocking(bus: bus)
+        receiver.echo = true
+        bus.queue(Item(value: -1))
+        for _ in 0..<10 { await bus.drain() }
+        #expect(receiver.seen.values == [-1, -2, -3, -4, -5, -6])
+        receiver.cancel()
+    }
+
+    @Test("R3/R5: shutdown releases blocked producers; their events are discarded and counted")
+    func shutdownReleasesProducers() async {
+        let bus = EventBus(label: #function)
+        let receiver = Blocking(bus: bus)
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        let dispatched = Atomic<Int>(0)
+        async let producer: Void = runOnThreads(1) { _ in
+            for value in 1...5 {
+                bus.queue(Item(value: value))
+                dispatched.add(1, ordering: .relaxed)
+            }
+        }
+        #expect(await eventually { dispatched.load(ordering: .relaxed) == 2 && receiver.pendingEventCount == 3 })
+        await bus.shutdown(immediately: true)
+        await producer
+        receiver.gate.open()
+        receiver.cancel()
+        let stats = bus.statistics
+        #expect(receiver.seen.values == [0])
+        #expect(stats.delivered + stats.discarded + stats.rejected == 6)
+    }
+}
