@@ -70,7 +70,7 @@ public final class EventBus: Sendable {
     /// The dispatch path: route by exact type, number the event if a latest-only listener
     /// wants that, and hand it to every subscriber.
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata) {
-        let key = ObjectIdentifier(type(of: event))
+        let key = _routingKey(of: event)
         guard !isShutDownFlag.load(ordering: .relaxed) else {
             counters.rejected.add(1, ordering: .relaxed)
             report(.busShutDown(bus: label, eventType: String(reflecting: type(of: event))))

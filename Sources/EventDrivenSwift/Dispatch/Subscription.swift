@@ -84,8 +84,8 @@ final class _Subscription: @unchecked Sendable {  // `handler` runs only as `tar
         self.interest = interest
         self.registrar = registrar
         self.handler = { event, metadata in
-            // Routing is by the exact dynamic type, so this cast always succeeds.
-            handler(event as! E, metadata)
+            // Routing is by the exact dynamic type, so the event always holds an `E`.
+            handler(_project(event, as: E.self), metadata)
         }
     }
 
