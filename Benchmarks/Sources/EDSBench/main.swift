@@ -9,9 +9,10 @@ enum Config {
     static let pings = 10_000
     static let s6Events = 2_000_000
     static let idleThreads = 10
+    static let s7Events = 100_000
 }
 
-/// The command line: `EDSBench [--runs N] [--only S1,S3,...] [--malloc-lib PATH] [--title TEXT]`,
+/// The command line: `EDSBench [--runs N] [--only S1,S3,...] [--contenders A,B] [--malloc-lib PATH] [--title TEXT]`,
 /// or `EDSBench --child s5|alloc|idle CONTENDER` for the scenarios measured in a child process.
 struct Options {
     var runs = 5
@@ -19,6 +20,7 @@ struct Options {
     var mallocLibrary: String? = nil
     var title = "EventDrivenSwift benchmarks"
     var child: (ChildScenario, String)? = nil
+    var contenders: Set<String>? = nil
 
     init(_ arguments: [String]) {
         var rest = arguments.dropFirst()[...]
@@ -28,6 +30,7 @@ struct Options {
             case "--only": only = Set((rest.popFirst() ?? "").uppercased().split(separator: ",").map(String.init))
             case "--malloc-lib": mallocLibrary = rest.popFirst()
             case "--title": title = rest.popFirst() ?? title
+            case "--contenders": contenders = Set((rest.popFirst() ?? "").split(separator: ",").map(String.init))
             case "--child":
                 if let kind = ChildScenario(rawValue: rest.popFirst() ?? ""), let name = rest.popFirst() {
                     child = (kind, name)
@@ -52,6 +55,7 @@ if let (scenario, name) = options.child {
 
 /// Runs `measure` for every contender, `options.runs` rounds, interleaving contenders within a round.
 func collect(_ contenders: [any Contender], _ measure: (any Contender) -> Double?) -> [(any Contender, Samples)] {
+    let contenders = contenders.filter { options.contenders?.contains($0.name) ?? true }
     var samples = Array(repeating: Samples(), count: contenders.count)
     for _ in 0..<options.runs {
         for (index, contender) in contenders.enumerated() {
@@ -69,7 +73,7 @@ print("- command: `\(CommandLine.arguments.joined(separator: " "))`")
 print("- median of \(options.runs) runs per figure; contenders interleaved within each run")
 print("- `÷ floor`: the figure divided by the floor's; `vs X`: how many times better than X (> 1: ours is better)\n")
 
-let asynchronous = allContenders.filter { !$0.isSynchronous }
+let asynchronous = allContenders.filter { !$0.isSynchronous && (options.contenders?.contains($0.name) ?? true) }
 let synchronous = allContenders.filter { $0.isSynchronous || $0.kind == .floor }
 
 if options.wants("S1") {
@@ -138,8 +142,21 @@ if options.wants("S6") {
 }
 
 if options.wants("S7") {
-    print("### S7: pool of 2 threads vs one thread, ~1 µs of work per event\n")
-    print("TODO: not measured yet — `EventPool` (Sources/EventDrivenSwift/Pools/) is not in the library yet.\n")
+    print("### S7: pool of 2 threads vs one thread, ~1 µs of work per event, \(Config.s7Events) events\n")
+    var samples = Array(repeating: Samples(), count: PoolSetup.allCases.count)
+    for _ in 0..<options.runs {
+        for (index, setup) in PoolSetup.allCases.enumerated() {
+            samples[index].values.append(measurePool(setup, events: Config.s7Events))
+        }
+    }
+    let single = samples[0].median
+    let rows = zip(PoolSetup.allCases, samples).map { setup, sample in
+        [
+            setup.rawValue, format(sample.median / 1e6), Samples(values: sample.values.map { $0 / 1e6 }).range,
+            formatRatio(sample.median / single),
+        ]
+    }
+    printTable(["contender", "median M events/s", "range", "÷ one thread"], rows)
 }
 
 if options.wants("IDLE") {
