@@ -88,6 +88,8 @@ struct AsyncHandlerTests {
         bus.queue(Job(value: 0))
         for _ in 0..<60 { await bus.drain() }
         #expect(seen.values == Array(0...50))
+        // The handler captures the bus: shutdown breaks that cycle, as for any listener.
+        await bus.shutdown()
     }
 
     @Test("A2: a @MainActor handler runs on the main actor, in order")

@@ -159,6 +159,11 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
         let divergence = check()
         for receiver in receivers { receiver.thread?.cancel() }
         await bus.shutdown()
+        // Each receiver holds its handle, whose handler holds the receiver: let go of both.
+        for receiver in receivers {
+            receiver.handle = nil
+            receiver.thread = nil
+        }
         return divergence
     }
 
