@@ -24,12 +24,12 @@ public final class EventBus: Sendable {
     /// Where the bus logs misuse and errors.
     public let logger: Logger
 
-    let registry = Mutex(_Registry())
+    let registry = LockedValue(_Registry())
     let counters = _BusCounters()
     let tasks = _TaskTracker()
     private let isShutDownFlag = Atomic<Bool>(false)
-    private let errorHandler = Mutex<(@Sendable (EventDrivenError) -> Void)?>(nil)
-    private let sharedMailboxes = Mutex(_SharedMailboxes())
+    private let errorHandler = LockedValue<(@Sendable (EventDrivenError) -> Void)?>(nil)
+    private let sharedMailboxes = LockedValue(_SharedMailboxes())
     /// State values and consumers (Channels/, States/, Consumers/).
     let stores = _BusStores()
     let scheduledEvents = _BusSchedule()
