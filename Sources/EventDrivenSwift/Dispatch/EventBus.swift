@@ -153,6 +153,17 @@ public final class EventBus: Sendable {
 
     func unregister(_ subscription: _Subscription) {
         registry.withLock { $0.remove(subscription) }
+        guard case .mailbox(let mailbox) = subscription.target else { return }
+        // Deliveries already queued for the removed subscription are still settled by its
+        // mailbox (counted as discarded); keep the mailbox visible to `drain()` until then.
+        let id = ObjectIdentifier(mailbox)
+        sharedMailboxes.withLock { $0.detaching[id, default: (mailbox, 0)].count += 1 }
+        mailbox.addBarrier { [weak self] in
+            self?.sharedMailboxes.withLock { shared in
+                guard let entry = shared.detaching[id] else { return }
+                shared.detaching[id] = entry.count > 1 ? (entry.mailbox, entry.count - 1) : nil
+            }
+        }
     }
 
     /// How many handlers are registered for `type`.
@@ -236,7 +247,8 @@ public final class EventBus: Sendable {
                 mailboxes.append(mailbox)
             }
         }
-        for mailbox in sharedMailboxes.withLock({ $0.all }) where seen.insert(ObjectIdentifier(mailbox)).inserted {
+        let shared = sharedMailboxes.withLock { $0.all + $0.detaching.values.map(\.mailbox) }
+        for mailbox in shared where seen.insert(ObjectIdentifier(mailbox)).inserted {
             mailboxes.append(mailbox)
         }
         return mailboxes
@@ -294,6 +306,8 @@ extension EventBus: _SubscriptionRegistrar {}
 struct _SharedMailboxes {
     var listenerThread: _Mailbox?
     var main: _Mailbox?
+    /// Mailboxes whose subscriptions were removed while deliveries for them may still be queued.
+    var detaching: [ObjectIdentifier: (mailbox: _Mailbox, count: Int)] = [:]
 
     var all: [_Mailbox] { [listenerThread, main].compactMap { $0 } }
 }

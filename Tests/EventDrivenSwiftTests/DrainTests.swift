@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+@testable import EventDrivenSwift
+
+@Suite("A3: drain")
+struct DrainTests {
+    private struct Reading: Eventable { let value: Int }
+
+    @Test("A3: drain waits for deliveries still queued for a listener removed before the call")
+    func drainCoversRemovedListeners() async {
+        let bus = EventBus(label: "drain-removed")
+        let gate = CoreGate()
+        let handle = bus.listen(Reading.self) { _, _ in gate.block() }
+        for value in 1...3 { bus.queue(Reading(value: value)) }
+        await gate.waitUntilEntered()
+        handle.remove()
+        let drained = DispatchSemaphore(value: 0)
+        bus.whenDrained { drained.signal() }
+        // Two deliveries are still queued behind the blocked one: the drain must not be over.
+        let finishedEarly = drained.wait(timeout: .now()) == .success
+        #expect(!finishedEarly)
+        gate.open()
+        if !finishedEarly { await coreWait(drained) }
+        let statistics = bus.statistics
+        #expect(statistics.delivered == 1)
+        #expect(statistics.discarded == 2)
+    }
+
+    @Test("A3: drain returns at once on an idle bus and after every receiver kind has run")
+    func drainCoversEveryReceiver() async {
+        let bus = EventBus(label: "drain-kinds")
+        let seen = CoreRecorder<String>()
+        let listeners = [
+            bus.listen(Reading.self, executeOn: .listenerThread) { _, _ in seen.append("listener") },
+            bus.listen(Reading.self, executeOn: .taskThread) { _, _ in seen.append("task") },
+            bus.listen(Reading.self) { _, _ in seen.append("requester") },
+        ]
+        await bus.drain()
+        bus.queue(Reading(value: 1))
+        await bus.drain()
+        #expect(Set(seen.values) == ["listener", "task", "requester"])
+        #expect(seen.values.count == 3)
+        listeners.forEach { $0.remove() }
+    }
+}
