@@ -1,6 +1,6 @@
 /// A base class that is ``Observable``: subclass it to gain `addObserver`, `removeObserver`
 /// and `withObservers`.
-open class ObservableClass: Observable, @unchecked Sendable {  // observers live in a Mutex inside `observers`
+open class ObservableClass: Observable, @unchecked Sendable {  // observers live behind the lock inside `observers`
     /// The observers of this object.
     public let observers = ObserverRegistry()
 

@@ -44,7 +44,9 @@ protocol TemperatureProcessorObserver: AnyObject {
 /// Receives temperatures on a thread of its own, rates them, tells its observers, and
 /// dispatches the rating as a reciprocal event.
 final class TemperatureProcessor: EventThread, @unchecked Sendable {  // its state is in @ThreadSafeSemaphore properties
+    /// The latest temperature received.
     @ThreadSafeSemaphore public var temperatureInCelsius: Float = Float.zero
+    /// The rating of the latest temperature.
     @ThreadSafeSemaphore public var temperatureRating: TemperatureRating = .freezing
 
     override func registerEventListeners() {
@@ -62,7 +64,8 @@ final class TemperatureProcessor: EventThread, @unchecked Sendable {  // its sta
 }
 
 /// An observer of the processor, as a view might be.
-final class Thermometer: TemperatureProcessorObserver, @unchecked Sendable {  // only touched from the processor's thread
+// @unchecked Sendable: only touched from the processor's thread
+final class Thermometer: TemperatureProcessorObserver, @unchecked Sendable {
     func onTemperatureEvent(temperatureInCelsius: Float) {
         print("  observer: the processor saw \(temperatureInCelsius) °C")
     }
@@ -70,7 +73,8 @@ final class Thermometer: TemperatureProcessorObserver, @unchecked Sendable {  //
 
 /// A view model that listens for ratings. The unapplied method `Self.onRating` lets the model
 /// be freed while it is still registered.
-final class TemperatureRatingViewModel: @unchecked Sendable {  // its fields are only touched from its listener's serial context
+// @unchecked Sendable: its fields are only touched from its listener's serial context
+final class TemperatureRatingViewModel: @unchecked Sendable {
     var temperatureInCelsius: Float = 0
     var temperatureRating: TemperatureRating = .freezing
     var listenerHandle: EventListenerHandling?

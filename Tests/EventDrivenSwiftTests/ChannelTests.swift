@@ -21,7 +21,7 @@ private enum MyEvents {
 }
 
 /// Records the thread of its callbacks, to compare with a channel handler run on it.
-private final class ProbeThread: EventThread, @unchecked Sendable {  // `threadIDs` is a Mutex-guarded log
+private final class ProbeThread: EventThread, @unchecked Sendable {  // `threadIDs` is a lock-guarded log
     struct Probe: Eventable {}
     let threadIDs = ChannelLog<UInt>()
 

@@ -15,7 +15,7 @@ private struct UserClaimRewardEvent: Eventable {}
 private struct RewardClaimedStateEvent: Eventable {}
 
 /// Routes navigation and shows or hides the prize, as in the README's `FlowController`.
-private final class FlowController: EventConsumer, @unchecked Sendable {  // `journal` is a Mutex-guarded log
+private final class FlowController: EventConsumer, @unchecked Sendable {  // `journal` is a lock-guarded log
     let journal = ChannelLog<String>()
 
     var willConsume: [any Eventable.Type] {

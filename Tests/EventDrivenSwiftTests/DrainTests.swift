@@ -41,6 +41,6 @@ struct DrainTests {
         await bus.drain()
         #expect(Set(seen.values) == ["listener", "task", "requester"])
         #expect(seen.values.count == 3)
-        listeners.forEach { $0.remove() }
+        for listener in listeners { listener.remove() }
     }
 }

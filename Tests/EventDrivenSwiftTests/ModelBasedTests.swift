@@ -98,7 +98,8 @@ enum ModelChurn {
 }
 
 /// One receiver as the bus sees it, and what the model expects of it.
-final class ModelReceiver: @unchecked Sendable {  // model fields are touched only by the sequence's driver task; `received` is locked
+// @unchecked Sendable: model fields are touched only by the sequence's driver task; `received` is locked
+final class ModelReceiver: @unchecked Sendable {
     let kind: ModelReceiverKind
     var handle: EventListenerHandle?
     var thread: EventThread?

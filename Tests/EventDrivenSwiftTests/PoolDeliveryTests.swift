@@ -18,7 +18,7 @@ private final class PoolCentralWorker: EventThread, @unchecked Sendable {  // no
 }
 
 /// Counts the instances alive, to prove a stopped pool frees its threads.
-private final class PoolTrackedWorker: EventThread, @unchecked Sendable {  // `alive` is a Mutex
+private final class PoolTrackedWorker: EventThread, @unchecked Sendable {  // `alive` is a LockedValue
     static let alive = LockedValue<[Weak]>([])
 
     struct Weak: @unchecked Sendable {  // read only under `alive`'s lock

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// A scaler written outside the library: the test sets the thread count.
-private final class ManualScaler: EventPoolScaling, @unchecked Sendable {  // `target` and `asked` are Mutexes
+private final class ManualScaler: EventPoolScaling, @unchecked Sendable {  // `target` and `asked` are LockedValues
     let target: LockedValue<Int>
     let asked = LockedValue(0)
     let evaluationInterval: Duration?

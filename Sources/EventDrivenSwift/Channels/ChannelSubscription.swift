@@ -33,7 +33,8 @@ public struct ChannelSubscription: Hashable, Sendable {
 
 /// Lets a handler reach its own subscription; the subscription is set before it is
 /// registered, so before any delivery can run.
-final class _SubscriptionReference: @unchecked Sendable {  // `subscription` is written once, before registration (under the registry lock) publishes it
+// @unchecked Sendable: `subscription` is written once, before registration (under the registry lock) publishes it
+final class _SubscriptionReference: @unchecked Sendable {
     weak var subscription: _Subscription?
 
     /// The handle of the subscription whose handler is running.

@@ -3,11 +3,13 @@
 /// Made by ``EventBus/events(of:bufferingPolicy:)`` and ``Eventable/events(on:bufferingPolicy:)``;
 /// see there for when it ends and in what order it yields.
 public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
+    /// A stream never throws: it ends instead.
     public typealias Failure = Never
 
     let base: AsyncStream<_EventEnvelope>
     let transform: @Sendable (_EventEnvelope) -> Element
 
+    /// An iterator over the stream; iterate it from one task.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator(), transform: transform)
     }
@@ -17,10 +19,12 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
         var base: AsyncStream<_EventEnvelope>.AsyncIterator
         let transform: @Sendable (_EventEnvelope) -> Element
 
+        /// The next element, or `nil` once the stream has ended.
         public mutating func next() async -> Element? {
             await base.next().map(transform)
         }
 
+        /// The next element, or `nil` once the stream has ended.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             await base.next(isolation: actor).map(transform)
         }

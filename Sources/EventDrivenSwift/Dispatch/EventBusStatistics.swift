@@ -24,6 +24,7 @@ public struct EventBusStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Deliveries whose handler threw (also counted in ``delivered``: the handler ran).
     public var failed: Int = 0
 
+    /// Every count, on one line.
     public var description: String {
         "delivered \(delivered), undelivered \(undelivered), expired \(expired), superseded \(superseded), "
             + "filtered \(filtered), discarded \(discarded), owner released \(ownerReleased), rejected \(rejected), "

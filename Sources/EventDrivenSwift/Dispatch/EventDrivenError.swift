@@ -17,6 +17,7 @@ public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible
     /// out); the event was not delivered to that receiver.
     case mailboxFull(receiver: String, eventType: String)
 
+    /// A sentence saying what went wrong and what was done about it.
     public var description: String {
         switch self {
         case .nilOwner(let type):

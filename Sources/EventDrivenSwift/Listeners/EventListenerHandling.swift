@@ -34,6 +34,7 @@ public final class EventListenerHandle: EventListenerHandling, Hashable {
         return !subscription.hasOwner || subscription.owner != nil
     }
 
+    /// Stops further deliveries; see ``EventListenerHandling/remove()``.
     public func remove() {
         let removed = subscription.withLock { subscription in
             defer { subscription = nil }
@@ -42,6 +43,8 @@ public final class EventListenerHandle: EventListenerHandling, Hashable {
         removed?.cancel()
     }
 
+    /// Two handles are equal when they are the same handle.
     public static func == (lhs: EventListenerHandle, rhs: EventListenerHandle) -> Bool { lhs === rhs }
+    /// Hashes the handle by identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

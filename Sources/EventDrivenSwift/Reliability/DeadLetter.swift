@@ -18,6 +18,7 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
         /// Its receiver was stopped, its listener removed, or the bus shut down before its turn.
         case discarded
 
+        /// The reason in words.
         public var description: String {
             switch self {
             case .undelivered: "undelivered"
@@ -40,5 +41,6 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
     /// The event's type, as `String(reflecting:)` names it.
     public var eventType: String { String(reflecting: type(of: event)) }
 
+    /// The reason and the event, on one line.
     public var description: String { "\(eventType) \(reason)" }
 }

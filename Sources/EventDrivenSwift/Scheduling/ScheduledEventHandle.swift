@@ -31,7 +31,9 @@ public final class ScheduledEventHandle: Sendable, Hashable {
         ).exchanged
     }
 
+    /// Two handles are equal when they are the same handle.
     public static func == (lhs: ScheduledEventHandle, rhs: ScheduledEventHandle) -> Bool { lhs === rhs }
+    /// Hashes the handle by identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 

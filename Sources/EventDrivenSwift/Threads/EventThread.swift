@@ -21,7 +21,8 @@ import Synchronization
 /// Callbacks that are methods of the thread (`onTemperatureEvent` above) keep it alive, as a
 /// running `Thread` is kept alive: call ``cancel(draining:)`` to stop it, after which it is
 /// freed once your own references are gone.
-open class EventThread: ObservableClass, @unchecked Sendable {  // mutable state lives in the Mutex-guarded mailbox and `subscriptions`
+// @unchecked Sendable: mutable state lives in the lock-guarded mailbox and `subscriptions`
+open class EventThread: ObservableClass, @unchecked Sendable {
     /// The bus this thread listens on.
     public let bus: EventBus
     let mailbox: _Mailbox
