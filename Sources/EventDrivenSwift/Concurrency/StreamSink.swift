@@ -27,9 +27,15 @@ final class _StreamSink: _DeliverySink, _SubscriptionRegistrar {
             counters.discarded.add(1, ordering: .relaxed)
             return
         }
+        yield(envelope)
+    }
+
+    /// Hands `envelope` to the stream, counting it as delivered (unless the caller already
+    /// did), dropped by the buffer, or discarded because the stream has ended.
+    func yield(_ envelope: _EventEnvelope, countingDelivery: Bool = true) {
         switch continuation.yield(envelope) {
         case .enqueued:
-            counters.delivered.add(1, ordering: .relaxed)
+            if countingDelivery { counters.delivered.add(1, ordering: .relaxed) }
         case .dropped(let dropped):
             // With `.bufferingNewest` the dropped event is an older one, not `envelope`.
             counters.dropped.add(1, ordering: .relaxed)

@@ -80,17 +80,26 @@ extension EventBus {
         _ state: EventState<Value>, on context: DeliveryContext = .requesterThread,
         _ handler: @escaping (ChannelSubscription, Value) -> Void
     ) -> ChannelSubscription {
-        let gate = _StateGate()
         let reference = _SubscriptionReference()
-        let subscription = _Subscription(
-            _StateChange<Value>.self, owner: nil, target: target(for: context),
-            interest: .custom(_EventFilter { change, _ in gate.admit((change as! _StateChange<Value>).version) }),
-            channel: state.identity, registrar: self
-        ) { change, _ in
+        let subscription = subscribeState(state, target: target(for: context), registrar: self) { change, _ in
             guard let handle = reference.handle else { return }
             handler(handle, change.value)
         }
         reference.subscription = subscription
+        return ChannelSubscription(subscription)
+    }
+
+    /// Registers `handler` for `state`'s changes on `target` and sends it the current value, if
+    /// any, ahead of every later change; the handler never sees an older value after a newer one.
+    func subscribeState<Value>(
+        _ state: EventState<Value>, target: _DeliveryTarget, registrar: any _SubscriptionRegistrar,
+        _ handler: @escaping (_StateChange<Value>, EventMetadata) -> Void
+    ) -> _Subscription {
+        let gate = _StateGate()
+        let subscription = _Subscription(
+            _StateChange<Value>.self, owner: nil, target: target,
+            interest: .custom(_EventFilter { change, _ in gate.admit((change as! _StateChange<Value>).version) }),
+            channel: state.identity, registrar: registrar, handler: handler)
         let cell = stores.states.cell(for: state)
         // Registering and enqueueing the current value under the state's lock puts the value
         // ahead of every later change in a serial subscriber's mailbox.
@@ -103,7 +112,7 @@ extension EventBus {
             return nil
         }
         if let replay { subscription.send(replay, counters: counters, tasks: tasks) }
-        return ChannelSubscription(subscription)
+        return subscription
     }
 
     /// How many subscriptions `state` has on this bus.
