@@ -81,18 +81,23 @@ extension EventBus {
         _ handler: @escaping (ChannelSubscription, Value) -> Void
     ) -> ChannelSubscription {
         let reference = _SubscriptionReference()
-        let subscription = subscribeState(state, target: target(for: context), registrar: self) { change, _ in
+        let subscription = subscribeState(
+            state, target: target(for: context), registrar: self,
+            prepare: { reference.subscription = $0 }
+        ) { change, _ in
             guard let handle = reference.handle else { return }
             handler(handle, change.value)
         }
-        reference.subscription = subscription
         return ChannelSubscription(subscription)
     }
 
     /// Registers `handler` for `state`'s changes on `target` and sends it the current value, if
     /// any, ahead of every later change; the handler never sees an older value after a newer one.
+    /// `prepare` sees the subscription before it is registered, since a synchronous replay runs
+    /// before this returns.
     func subscribeState<Value>(
         _ state: EventState<Value>, target: _DeliveryTarget, registrar: any _SubscriptionRegistrar,
+        prepare: (_Subscription) -> Void = { _ in },
         _ handler: @escaping (_StateChange<Value>, EventMetadata) -> Void
     ) -> _Subscription {
         let gate = _StateGate()
@@ -100,6 +105,7 @@ extension EventBus {
             _StateChange<Value>.self, owner: nil, target: target,
             interest: .custom(_EventFilter { change, _ in gate.admit((change as! _StateChange<Value>).version) }),
             channel: state.identity, registrar: registrar, handler: handler)
+        prepare(subscription)
         let cell = stores.states.cell(for: state)
         // Registering and enqueueing the current value under the state's lock puts the value
         // ahead of every later change in a serial subscriber's mailbox.
