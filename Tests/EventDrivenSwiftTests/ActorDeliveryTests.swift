@@ -18,7 +18,7 @@ struct ActorDeliveryTests {
             tally.assertIsolated()
             tally.values.append(tick.value)
         }
-        await runOnThreads(3) { producer in
+        await coreOnThreads(3) { producer in
             for index in 0..<400 { bus.queue(Tick(value: producer * 1_000 + index)) }
         }
         await bus.drain()

@@ -9,7 +9,7 @@ struct AsyncHandlerTests {
     @Test("A2: an async handler runs one event at a time, in dispatch order")
     func serialAndOrdered() async {
         let bus = EventBus(label: #function)
-        let seen = Recorder<Int>()
+        let seen = CoreRecorder<Int>()
         let probe = OverlapProbe()
         bus.listen(Job.self) { job in
             probe.enter()
@@ -17,7 +17,7 @@ struct AsyncHandlerTests {
             seen.append(job.value)
             probe.leave()
         }
-        await runOnThreads(2) { producer in
+        await coreOnThreads(2) { producer in
             for index in 0..<300 { bus.queue(Job(value: producer * 1_000 + index), priority: .allCases[index % 5]) }
         }
         await bus.drain()
@@ -47,7 +47,7 @@ struct AsyncHandlerTests {
     @Test("A2/L8: remove() stops an async listener")
     func remove() async {
         let bus = EventBus(label: #function)
-        let seen = Recorder<Int>()
+        let seen = CoreRecorder<Int>()
         let handle = bus.listen(Job.self) { job in seen.append(job.value) }
         bus.queue(Job(value: 1))
         await bus.drain()
@@ -64,7 +64,7 @@ struct AsyncHandlerTests {
     func ownerReleased() async {
         final class Owner: Sendable {}
         let bus = EventBus(label: #function)
-        let seen = Recorder<Int>()
+        let seen = CoreRecorder<Int>()
         var owner: Owner? = Owner()
         bus.listen(Job.self, owner: owner) { job in seen.append(job.value) }
         bus.queue(Job(value: 1))
@@ -80,7 +80,7 @@ struct AsyncHandlerTests {
     @Test("A2/D5: an async handler may dispatch, and drain picks those up on the next call")
     func dispatchFromHandler() async {
         let bus = EventBus(label: #function)
-        let seen = Recorder<Int>()
+        let seen = CoreRecorder<Int>()
         bus.listen(Job.self) { job in
             seen.append(job.value)
             if job.value < 50 { bus.queue(Job(value: job.value + 1)) }
@@ -95,7 +95,7 @@ struct AsyncHandlerTests {
     @Test("A2: a @MainActor handler runs on the main actor, in order")
     func mainActorHandler() async {
         let bus = EventBus(label: #function)
-        let seen = Recorder<Int>()
+        let seen = CoreRecorder<Int>()
         bus.listen(Job.self) { @MainActor job in
             MainActor.assertIsolated()
             seen.append(job.value)

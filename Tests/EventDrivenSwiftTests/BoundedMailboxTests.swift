@@ -11,8 +11,8 @@ struct BoundedMailboxTests {
 
     /// Records items; item 0 waits at the gate, so later items pile up in the mailbox.
     class Receiver: EventThread, @unchecked Sendable {  // its state is the thread-safe `seen` and `gate`
-        let seen = Recorder<Int>()
-        let gate = Gate()
+        let seen = CoreRecorder<Int>()
+        let gate = CoreGate()
         var echo = false
 
         override func registerEventListeners() {
@@ -103,9 +103,9 @@ struct BoundedMailboxTests {
     @Test("R3: failDispatch makes tryDispatch throw, and plain dispatch report, mailboxFull")
     func failDispatch() async {
         let bus = EventBus(label: #function)
-        let errors = collectErrors(on: bus)
+        let errors = coreCollectErrors(on: bus)
         let receiver = FailDispatch(bus: bus)
-        let other = Recorder<Int>()
+        let other = CoreRecorder<Int>()
         bus.listen(Item.self, executeOn: .synchronous) { item, _ in other.append(item.value) }
         bus.queue(Item(value: 0))
         await receiver.gate.waitUntilEntered()
@@ -131,14 +131,14 @@ struct BoundedMailboxTests {
         bus.queue(Item(value: 0))
         await receiver.gate.waitUntilEntered()
         let dispatched = Atomic<Int>(0)
-        async let producer: Void = runOnThreads(1) { _ in
+        async let producer: Void = coreOnThreads(1) { _ in
             for value in 1...50 {
                 bus.queue(Item(value: value))
                 dispatched.add(1, ordering: .relaxed)
             }
         }
         // The producer fills the two free places, then waits at the third.
-        #expect(await eventually { dispatched.load(ordering: .relaxed) == 2 && receiver.pendingEventCount == 3 })
+        #expect(await coreEventually { dispatched.load(ordering: .relaxed) == 2 && receiver.pendingEventCount == 3 })
         #expect(receiver.pendingEventCount == 3)
         receiver.gate.open()
         await producer
@@ -181,13 +181,13 @@ struct BoundedMailboxTests {
         bus.queue(Item(value: 0))
         await receiver.gate.waitUntilEntered()
         let dispatched = Atomic<Int>(0)
-        async let producer: Void = runOnThreads(1) { _ in
+        async let producer: Void = coreOnThreads(1) { _ in
             for value in 1...5 {
                 bus.queue(Item(value: value))
                 dispatched.add(1, ordering: .relaxed)
             }
         }
-        #expect(await eventually { dispatched.load(ordering: .relaxed) == 2 && receiver.pendingEventCount == 3 })
+        #expect(await coreEventually { dispatched.load(ordering: .relaxed) == 2 && receiver.pendingEventCount == 3 })
         await bus.shutdown(immediately: true)
         await producer
         receiver.gate.open()

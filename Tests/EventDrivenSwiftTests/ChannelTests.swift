@@ -23,10 +23,10 @@ private enum MyEvents {
 /// Records the thread of its callbacks, to compare with a channel handler run on it.
 private final class ProbeThread: EventThread, @unchecked Sendable {  // `threadIDs` is a lock-guarded log
     struct Probe: Eventable {}
-    let threadIDs = ChannelLog<UInt>()
+    let threadIDs = CoreRecorder<UInt>()
 
     override func registerEventListeners() {
-        addEventCallback(Probe.self) { [threadIDs] _, _ in threadIDs.append(channelThreadID()) }
+        addEventCallback(Probe.self) { [threadIDs] _, _ in threadIDs.append(coreThreadID()) }
     }
 }
 
@@ -37,7 +37,7 @@ struct ChannelTests {
     @Test("C1: README trigger event with no message")
     func triggerEvent() {
         let bus = EventBus(label: "C1-trigger")
-        let triggered = ChannelLog<Bool>()
+        let triggered = CoreRecorder<Bool>()
         let subscription = bus.subscribe(MyEvents.aTriggerEvent, on: .synchronous) { _ in triggered.append(true) }
         bus.publish(MyEvents.aTriggerEvent)
         #expect(triggered.count == 1)
@@ -47,7 +47,7 @@ struct ChannelTests {
     @Test("C1: README interesting message reaches its subscriber typed")
     func interestingMessage() async {
         let bus = EventBus(label: "C1-interesting")
-        let received = ChannelLog<InterestingMessage>()
+        let received = CoreRecorder<InterestingMessage>()
         let subscription = bus.subscribe(MyEvents.myInterestingEvent) { interestingMessage in
             received.append(interestingMessage)
         }
@@ -66,8 +66,8 @@ struct ChannelTests {
     func localBuses() async {
         let newEventBus = EventBus(label: "My local bus")
         let other = EventBus(label: "C1-other")
-        let onLocal = ChannelLog<Int>()
-        let onOther = ChannelLog<Int>()
+        let onLocal = CoreRecorder<Int>()
+        let onOther = CoreRecorder<Int>()
         newEventBus.subscribe(MyEvents.myInterestingEvent, on: .synchronous) { onLocal.append($0.number) }
         other.subscribe(MyEvents.myInterestingEvent, on: .synchronous) { onOther.append($0.number) }
         newEventBus.publish(MyEvents.myInterestingEvent, InterestingMessage(string: "Hello", number: 42))
@@ -80,8 +80,8 @@ struct ChannelTests {
         let bus = EventBus(label: "C1-labels")
         let first = EventChannel<String>(label: "first")
         let second = EventChannel<String>(label: "second")
-        let onFirst = ChannelLog<String>()
-        let onSecond = ChannelLog<String>()
+        let onFirst = CoreRecorder<String>()
+        let onSecond = CoreRecorder<String>()
         bus.subscribe(first, on: .synchronous) { onFirst.append($0) }
         bus.subscribe(second, on: .synchronous) { onSecond.append($0) }
         bus.publish(first, "a")
@@ -94,8 +94,8 @@ struct ChannelTests {
     @Test("C1: one label with two message types is two channels, and channels are values")
     func labelAndTypeMakeIdentity() {
         let bus = EventBus(label: "C1-types")
-        let numbers = ChannelLog<Int>()
-        let strings = ChannelLog<String>()
+        let numbers = CoreRecorder<Int>()
+        let strings = CoreRecorder<String>()
         bus.subscribe(EventChannel<Int>(label: "shared"), on: .synchronous) { numbers.append($0) }
         bus.subscribe(EventChannel<String>(label: "shared"), on: .synchronous) { strings.append($0) }
         bus.publish(EventChannel<Int>(label: "shared"), 7)
@@ -117,8 +117,8 @@ struct ChannelTests {
     @Test("C2: README dynamic event: equal keys are one channel, different keys never mix")
     func keyedChannels() {
         let bus = EventBus(label: "C2-keys")
-        let first = ChannelLog<String>()
-        let second = ChannelLog<String>()
+        let first = CoreRecorder<String>()
+        let second = CoreRecorder<String>()
         bus.subscribe(MyEvents.event(1), on: .synchronous) { first.append($0.string) }
         bus.subscribe(MyEvents.event(2), on: .synchronous) { second.append($0.string) }
         bus.publish(MyEvents.event(1), InterestingMessage(string: "Hello", number: 42))
@@ -135,8 +135,8 @@ struct ChannelTests {
         let one = EventChannel<Int>(label: "player", key: CollidingKey(id: 1))
         let two = EventChannel<Int>(label: "player", key: CollidingKey(id: 2))
         #expect(CollidingKey(id: 1).hashValue == CollidingKey(id: 2).hashValue)
-        let onOne = ChannelLog<Int>()
-        let onTwo = ChannelLog<Int>()
+        let onOne = CoreRecorder<Int>()
+        let onTwo = CoreRecorder<Int>()
         bus.subscribe(one, on: .synchronous) { onOne.append($0) }
         bus.subscribe(two, on: .synchronous) { onTwo.append($0) }
         bus.publish(one, 1)
@@ -149,9 +149,9 @@ struct ChannelTests {
     @Test("C2: a keyed channel never meets the unkeyed channel or a key of another type")
     func keyKinds() {
         let bus = EventBus(label: "C2-kinds")
-        let unkeyed = ChannelLog<Int>()
-        let intKey = ChannelLog<Int>()
-        let stringKey = ChannelLog<Int>()
+        let unkeyed = CoreRecorder<Int>()
+        let intKey = CoreRecorder<Int>()
+        let stringKey = CoreRecorder<Int>()
         bus.subscribe(EventChannel<Int>(label: "p"), on: .synchronous) { unkeyed.append($0) }
         bus.subscribe(EventChannel<Int>(label: "p", key: 1), on: .synchronous) { intKey.append($0) }
         bus.subscribe(EventChannel<Int>(label: "p", key: "1"), on: .synchronous) { stringKey.append($0) }
@@ -168,7 +168,7 @@ struct ChannelTests {
     @Test("C4: README one-shot handler ends its own subscription")
     func oneShot() async {
         let bus = EventBus(label: "C4-oneshot")
-        let strings = ChannelLog<String>()
+        let strings = CoreRecorder<String>()
         let subscription = bus.subscribe(MyEvents.myStringEvent) { subscription, string in
             strings.append(string)
             subscription.unsubscribe()
@@ -185,7 +185,7 @@ struct ChannelTests {
     @Test("C4: the handler's subscription is the one subscribe returned")
     func handlerSeesItsSubscription() {
         let bus = EventBus(label: "C4-identity")
-        let seen = ChannelLog<ChannelSubscription>()
+        let seen = CoreRecorder<ChannelSubscription>()
         let subscription = bus.subscribe(MyEvents.myNumberEvent, on: .synchronous) { subscription, _ in
             seen.append(subscription)
         }
@@ -198,13 +198,13 @@ struct ChannelTests {
     @Test("C5: .synchronous runs on the publisher's thread before publish returns")
     func synchronousContext() async {
         let bus = EventBus(label: "C5-sync")
-        let threads = ChannelLog<UInt>()
-        bus.subscribe(MyEvents.myNumberEvent, on: .synchronous) { _ in threads.append(channelThreadID()) }
+        let threads = CoreRecorder<UInt>()
+        bus.subscribe(MyEvents.myNumberEvent, on: .synchronous) { _ in threads.append(coreThreadID()) }
         let publisher = await withCheckedContinuation { (continuation: CheckedContinuation<UInt, Never>) in
             Thread {
                 bus.publish(MyEvents.myNumberEvent, 1)
                 #expect(threads.count == 1)
-                continuation.resume(returning: channelThreadID())
+                continuation.resume(returning: coreThreadID())
             }.start()
         }
         #expect(threads.values == [publisher])
@@ -216,8 +216,8 @@ struct ChannelTests {
         let key = DispatchSpecificKey<String>()
         let queue = DispatchQueue(label: "C5-queue", attributes: .concurrent)
         queue.setSpecific(key: key, value: "mine")
-        let seen = ChannelLog<Int>()
-        let onQueue = ChannelLog<Bool>()
+        let seen = CoreRecorder<Int>()
+        let onQueue = CoreRecorder<Bool>()
         bus.subscribe(MyEvents.myNumberEvent, on: .queue(queue)) { number in
             onQueue.append(DispatchQueue.getSpecific(key: key) == "mine")
             seen.append(number)
@@ -232,9 +232,9 @@ struct ChannelTests {
     func threadContext() async {
         let bus = EventBus(label: "C5-thread")
         let thread = ProbeThread(bus: bus)
-        let threads = ChannelLog<UInt>()
+        let threads = CoreRecorder<UInt>()
         let subscription = bus.subscribe(MyEvents.myNumberEvent, on: .thread(thread)) { _ in
-            threads.append(channelThreadID())
+            threads.append(coreThreadID())
         }
         bus.queue(ProbeThread.Probe())
         bus.publish(MyEvents.myNumberEvent, 1)
@@ -252,7 +252,7 @@ struct ChannelTests {
         // (after `dispatchMain()`), so the test asks the queue, not the thread.
         let key = DispatchSpecificKey<String>()
         DispatchQueue.main.setSpecific(key: key, value: "main")
-        let onMain = ChannelLog<Bool>()
+        let onMain = CoreRecorder<Bool>()
         bus.subscribe(MyEvents.myNumberEvent, on: .mainActor) { _ in
             onMain.append(DispatchQueue.getSpecific(key: key) == "main")
         }
@@ -264,7 +264,7 @@ struct ChannelTests {
     @Test("C5: .taskThread and ExecuteEventOn contexts deliver every message")
     func otherContexts() async {
         let bus = EventBus(label: "C5-others")
-        let seen = ChannelLog<String>()
+        let seen = CoreRecorder<String>()
         bus.subscribe(MyEvents.myNumberEvent, on: .taskThread) { _ in seen.append("task") }
         bus.subscribe(MyEvents.myNumberEvent, on: DeliveryContext(.listenerThread)) { _ in seen.append("listener") }
         bus.subscribe(MyEvents.myNumberEvent, on: DeliveryContext(.requesterThread)) { _ in seen.append("requester") }
@@ -280,7 +280,7 @@ struct ChannelTests {
         let bus = EventBus(label: "C1-reentrant")
         let echo = EventChannel<Int>(label: "echo")
         let state = EventState<Int>(label: "last")
-        let echoed = ChannelLog<Int>()
+        let echoed = CoreRecorder<Int>()
         bus.subscribe(echo, on: .synchronous) { echoed.append($0) }
         bus.subscribe(MyEvents.myNumberEvent, on: .synchronous) { number in
             bus.publish(echo, number * 10)
@@ -299,10 +299,10 @@ struct ChannelTests {
     func concurrentUse() async {
         let bus = EventBus(label: "C1-concurrent")
         let channel = EventChannel<Int>(label: "load", key: 7)
-        let counted = ChannelLog<Int>()
+        let counted = CoreRecorder<Int>()
         bus.subscribe(channel, on: .synchronous) { counted.append($0) }
         bus.subscribe(channel, on: .listenerThread) { counted.append($0) }
-        await channelOnThreads(8) { index in
+        await coreOnThreads(8) { index in
             for number in 0..<200 {
                 bus.publish(channel, number)
                 bus.subscribe(channel, on: .synchronous) { _ in }.unsubscribe()

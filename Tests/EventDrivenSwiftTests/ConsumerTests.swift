@@ -16,7 +16,7 @@ private struct RewardClaimedStateEvent: Eventable {}
 
 /// Routes navigation and shows or hides the prize, as in the README's `FlowController`.
 private final class FlowController: EventConsumer, @unchecked Sendable {  // `journal` is a lock-guarded log
-    let journal = ChannelLog<String>()
+    let journal = CoreRecorder<String>()
 
     var willConsume: [any Eventable.Type] {
         [NavigationEvent.self, UserQualifiedForRewardEvent.self, RewardClaimedStateEvent.self]
@@ -57,7 +57,7 @@ private final class Model: EventConsumer, Sendable {
 
 /// Logs every consumption, as in the README's `Logger`.
 private final class ConsumptionLogger: EventConsumer, Sendable {
-    let lines = ChannelLog<String>()
+    let lines = CoreRecorder<String>()
     var willConsume: [any Eventable.Type] { [DidConsumeEvent.self] }
 
     func consume(_ event: any Eventable) {
@@ -68,7 +68,7 @@ private final class ConsumptionLogger: EventConsumer, Sendable {
 
 /// Counts page views, as in the README's `AnalyticsMediator`.
 private final class AnalyticsMediator: EventConsumer, Sendable {
-    let pageViews = ChannelLog<String>()
+    let pageViews = CoreRecorder<String>()
     var willConsume: [any Eventable.Type] { [PageViewEvent.self] }
 
     func consume(_ event: any Eventable) {
@@ -81,11 +81,11 @@ private final class RecordingConsumer: EventConsumer, Sendable {
     let name: String
     let willConsume: [any Eventable.Type]
     let excludeList: [any Eventable.Type]
-    let log: ChannelLog<String>
+    let log: CoreRecorder<String>
 
     init(
         _ name: String, _ willConsume: [any Eventable.Type], excluding excludeList: [any Eventable.Type] = [],
-        log: ChannelLog<String>
+        log: CoreRecorder<String>
     ) {
         self.name = name
         self.willConsume = willConsume
@@ -141,7 +141,7 @@ struct ConsumerTests {
     @Test("W1: a consumer gets only the types it lists")
     func listedTypes() {
         let bus = EventBus(label: "W1-listed")
-        let log = ChannelLog<String>()
+        let log = CoreRecorder<String>()
         let consumer = RecordingConsumer("r", [NavigationEvent.self], log: log)
         bus.register(consumer)
         bus.dispatchNow(NavigationEvent(destination: .screenOne))
@@ -152,7 +152,7 @@ struct ConsumerTests {
     @Test("W1: the catch-all takes every type but the excluded ones and the notices")
     func catchAll() {
         let bus = EventBus(label: "W1-all")
-        let log = ChannelLog<String>()
+        let log = CoreRecorder<String>()
         let everything = RecordingConsumer("all", [AllEvents.self], excluding: [PageViewEvent.self], log: log)
         let notices = RecordingConsumer("notices", [AllEvents.self, DidConsumeEvent.self], log: log)
         let nothing = RecordingConsumer("none", [AllEvents.self], excluding: [AllEvents.self], log: log)
@@ -175,16 +175,16 @@ struct ConsumerTests {
     @Test("W2: consumers run on the dispatching thread, in registration order, before dispatchNow returns")
     func registrationOrder() async {
         let bus = EventBus(label: "W2-order")
-        let log = ChannelLog<String>()
-        let threads = ChannelLog<UInt>()
+        let log = CoreRecorder<String>()
+        let threads = CoreRecorder<UInt>()
         let consumers = (0..<5).map { RecordingConsumer("c\($0)", [NavigationEvent.self], log: log) }
         for consumer in consumers { bus.register(consumer) }
-        bus.listen(NavigationEvent.self, executeOn: .synchronous) { _, _ in threads.append(channelThreadID()) }
+        bus.listen(NavigationEvent.self, executeOn: .synchronous) { _, _ in threads.append(coreThreadID()) }
         let dispatcher = await withCheckedContinuation { (continuation: CheckedContinuation<UInt, Never>) in
             Thread {
                 bus.dispatchNow(NavigationEvent(destination: .screenOne))
                 #expect(log.count == 5)
-                continuation.resume(returning: channelThreadID())
+                continuation.resume(returning: coreThreadID())
             }.start()
         }
         #expect(log.values == (0..<5).map { "c\($0):NavigationEvent" })
@@ -194,7 +194,7 @@ struct ConsumerTests {
     @Test("W2: registering the same consumer twice delivers once")
     func registerTwice() {
         let bus = EventBus(label: "W2-twice")
-        let log = ChannelLog<String>()
+        let log = CoreRecorder<String>()
         let consumer = RecordingConsumer("r", [NavigationEvent.self], log: log)
         #expect(bus.register(consumer))
         #expect(!bus.register(consumer))
@@ -209,7 +209,7 @@ struct ConsumerTests {
     @Test("W2: consumers also take queued and stacked events, on the dispatching thread")
     func queuedEvents() {
         let bus = EventBus(label: "W2-queued")
-        let log = ChannelLog<String>()
+        let log = CoreRecorder<String>()
         let consumer = RecordingConsumer("r", [NavigationEvent.self], log: log)
         bus.register(consumer)
         NavigationEvent(destination: .screenOne).queue(on: bus)
@@ -222,7 +222,7 @@ struct ConsumerTests {
     @Test("W3: each notice follows its consume, carries consumer and event, and triggers no further notice")
     func noticeOrder() {
         let bus = EventBus(label: "W3-order")
-        let log = ChannelLog<String>()
+        let log = CoreRecorder<String>()
         let first = RecordingConsumer("first", [NavigationEvent.self], log: log)
         let second = RecordingConsumer("second", [NavigationEvent.self], log: log)
         let noticeConsumer = RecordingConsumer("noticeConsumer", [DidConsumeEvent.self], log: log)
@@ -249,8 +249,8 @@ struct ConsumerTests {
     @Test("W3: notices reach an asynchronous listener with no main run loop, even if the bus is released")
     func noticeSurvivesReleasedBus() async {
         let received = DispatchSemaphore(value: 0)
-        let notices = ChannelLog<String>()
-        let consumer = RecordingConsumer("r", [NavigationEvent.self], log: ChannelLog<String>())
+        let notices = CoreRecorder<String>()
+        let consumer = RecordingConsumer("r", [NavigationEvent.self], log: CoreRecorder<String>())
         weak var weakBus: EventBus?
         do {
             let bus = EventBus(label: "W3-released")
@@ -275,7 +275,7 @@ struct ConsumerTests {
     @Test("W3: without anyone subscribed to notices none is dispatched or counted")
     func noNoticeWithoutSubscribers() {
         let bus = EventBus(label: "W3-none")
-        let consumer = RecordingConsumer("r", [NavigationEvent.self], log: ChannelLog<String>())
+        let consumer = RecordingConsumer("r", [NavigationEvent.self], log: CoreRecorder<String>())
         bus.register(consumer)
         bus.dispatchNow(NavigationEvent(destination: .screenOne))
         withExtendedLifetime(consumer) {}
@@ -286,7 +286,7 @@ struct ConsumerTests {
     @Test("W4: consumers are held weakly, even when they hold the bus")
     func weakConsumers() {
         let bus = EventBus(label: "W4-weak")
-        let log = ChannelLog<String>()
+        let log = CoreRecorder<String>()
         var consumer: RecordingConsumer? = RecordingConsumer("r", [NavigationEvent.self], log: log)
         weak let weakConsumer = consumer
         bus.register(consumer!)
@@ -306,11 +306,11 @@ struct ConsumerTests {
     @Test("W2: registering, unregistering and dispatching from many threads at once is safe")
     func concurrentConsumers() async {
         let bus = EventBus(label: "W2-concurrent")
-        let log = ChannelLog<String>()
+        let log = CoreRecorder<String>()
         let steady = RecordingConsumer("steady", [NavigationEvent.self], log: log)
         bus.register(steady)
-        await channelOnThreads(8) { index in
-            let transient = RecordingConsumer("t\(index)", [PageViewEvent.self], log: ChannelLog<String>())
+        await coreOnThreads(8) { index in
+            let transient = RecordingConsumer("t\(index)", [PageViewEvent.self], log: CoreRecorder<String>())
             for _ in 0..<200 {
                 bus.register(transient)
                 bus.dispatchNow(NavigationEvent(destination: .screenOne))

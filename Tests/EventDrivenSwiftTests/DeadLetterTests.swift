@@ -26,8 +26,8 @@ struct DeadLetterTests {
     func superseded() async {
         let bus = EventBus(label: #function)
         let letters = bus.deadLetters()
-        let gate = Gate()
-        let seen = Recorder<Int>()
+        let gate = CoreGate()
+        let seen = CoreRecorder<Int>()
         bus.listen(Parcel.self, executeOn: .listenerThread) { parcel, _ in
             if parcel.value == 0 { gate.block() }
         }
@@ -54,7 +54,7 @@ struct DeadLetterTests {
     func expired() async {
         let bus = EventBus(label: #function)
         let letters = bus.deadLetters()
-        let gate = Gate()
+        let gate = CoreGate()
         bus.listen(Parcel.self, executeOn: .listenerThread) { parcel, _ in
             if parcel.value == 0 { gate.block() }
         }
@@ -74,7 +74,7 @@ struct DeadLetterTests {
     func discardedByRemoval() async {
         let bus = EventBus(label: #function)
         let letters = bus.deadLetters()
-        let gate = Gate()
+        let gate = CoreGate()
         bus.listen(Parcel.self, executeOn: .listenerThread) { parcel, _ in
             if parcel.value == 0 { gate.block() }
         }
@@ -112,7 +112,7 @@ struct DeadLetterTests {
         let bus = EventBus(label: #function)
         final class Owner: Sendable {}
         var owner: Owner? = Owner()
-        let gate = Gate()
+        let gate = CoreGate()
         bus.listen(Parcel.self, executeOn: .listenerThread) { parcel, _ in
             if parcel.value == 0 { gate.block() }
         }

@@ -13,10 +13,10 @@ struct ErrorIsolationTests {
     func othersUnaffected(executeOn: ExecuteEventOn) async {
         guard executeOn != .mainActor else { return }
         let bus = EventBus(label: #function)
-        let errors = collectErrors(on: bus)
-        let before = Recorder<Int>()
-        let after = Recorder<Int>()
-        let thrower = Recorder<Int>()
+        let errors = coreCollectErrors(on: bus)
+        let before = CoreRecorder<Int>()
+        let after = CoreRecorder<Int>()
+        let thrower = CoreRecorder<Int>()
         bus.listen(Order.self, executeOn: executeOn) { order, _ in before.append(order.value) }
         bus.listen(Order.self, executeOn: executeOn) { (order: Order, _: EventMetadata) throws in
             if order.value % 2 == 0 { throw Rejected(value: order.value) }
@@ -37,8 +37,8 @@ struct ErrorIsolationTests {
     @Test("R2: an async handler that throws keeps receiving later events")
     func asyncHandlerKeepsGoing() async {
         let bus = EventBus(label: #function)
-        let errors = collectErrors(on: bus)
-        let seen = Recorder<Int>()
+        let errors = coreCollectErrors(on: bus)
+        let seen = CoreRecorder<Int>()
         bus.listen(Order.self) { order in
             seen.append(order.value)
             if order.value < 5 { throw Rejected(value: order.value) }
@@ -53,9 +53,9 @@ struct ErrorIsolationTests {
     @Test("R2: a throwing EventThread callback does not stop the thread")
     func eventThreadKeepsGoing() async {
         let bus = EventBus(label: #function)
-        let errors = collectErrors(on: bus)
+        let errors = coreCollectErrors(on: bus)
         let thread = EventThread(bus: bus)
-        let seen = Recorder<Int>()
+        let seen = CoreRecorder<Int>()
         thread.addEventCallback(Order.self) { (order: Order, _: EventMetadata) throws in
             if order.value == 3 { throw Rejected(value: 3) }
             seen.append(order.value)

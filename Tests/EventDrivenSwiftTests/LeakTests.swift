@@ -88,7 +88,7 @@ struct LeakTests {
             _ = stream
         }
         // Async listeners end their consumer task once the bus lets go; nothing announces that.
-        #expect(await eventually { weakBus == nil && weakCounter == nil })
+        #expect(await coreEventually { weakBus == nil && weakCounter == nil })
         #expect(weakBus == nil)
         #expect(weakThread == nil)
         #expect(weakOwner == nil)
@@ -113,7 +113,7 @@ struct LeakTests {
             for value in 0..<1_000 { bus.queue(Ping(value: value)) }
             await bus.drain()
         }
-        #expect(await eventually { weakBus == nil && weakCounter == nil })
+        #expect(await coreEventually { weakBus == nil && weakCounter == nil })
         var count = 0
         for await _ in stream! { count += 1 }
         #expect(count == 1_000)

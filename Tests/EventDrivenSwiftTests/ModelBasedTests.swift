@@ -153,7 +153,7 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
         // `drain()` waits for the mailboxes of current subscriptions only: deliveries still
         // pending for a listener removed earlier are counted (as discarded) when its context
         // reaches them, which nothing announces.
-        _ = await eventually {
+        _ = await coreEventually {
             let stats = bus.statistics
             return stats.delivered + stats.discarded + stats.ownerReleased >= pairs
         }
@@ -303,7 +303,7 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
             removed?.handle?.remove()
             if case .subscribe(let kind) = churn { newcomer.withLock { $0 = self.subscribe(kind) } }
         }
-        await runOnThreads(events.count) { producer in
+        await coreOnThreads(events.count) { producer in
             for (position, (method, priority)) in events[producer].enumerated() {
                 if producer == 0 && position == churnSlot { change() }
                 bus.dispatch(

@@ -35,7 +35,7 @@ struct PoolBalancerTests {
         let threads = (0..<10).map { probe.thread(of: $0) }
         #expect(threads[0] == threads[5] && threads[1] == threads[6])
         #expect(Set(threads[0..<5]).count == 5)
-        #expect(await poolEventually { pool.metrics.handledEvents == 20 })
+        #expect(await coreEventually { pool.metrics.handledEvents == 20 })
         #expect(pool.metrics.threads.map(\.handled) == [4, 4, 4, 4, 4])
         pool.stop()
     }

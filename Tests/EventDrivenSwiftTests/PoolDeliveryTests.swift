@@ -115,7 +115,7 @@ struct PoolDeliveryTests {
         let discarded = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
             DispatchQueue.global().async { continuation.resume(returning: pool.stop()) }
             Task {
-                _ = await poolEventually { bus.statistics.discarded > 0 }
+                _ = await coreEventually { bus.statistics.discarded > 0 }
                 probe.open(10)
             }
         }

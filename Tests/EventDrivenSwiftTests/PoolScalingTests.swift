@@ -73,8 +73,8 @@ struct PoolScalingTests {
         probe.open(20)
         await pool.drain()
         #expect(probe.all.map(\.job).sorted() == Array(0..<60))
-        #expect(await poolEventually { pool.metrics.retiringThreadCount == 0 })
-        #expect(await poolEventually { pool.metrics.handledEvents == 60 })
+        #expect(await coreEventually { pool.metrics.retiringThreadCount == 0 })
+        #expect(await coreEventually { pool.metrics.handledEvents == 60 })
         pool.stop()
     }
 
@@ -98,7 +98,7 @@ struct PoolScalingTests {
         // Everything dispatched after the shrink went to the one remaining thread.
         let remaining = Set(probe.all.filter { $0.job >= 40 }.map(\.thread))
         #expect(remaining.count == 1)
-        #expect(await poolEventually { pool.metrics.retiringThreadCount == 0 })
+        #expect(await coreEventually { pool.metrics.retiringThreadCount == 0 })
         #expect(scaler.asked.withLock { $0 } == 1)
         pool.stop()
     }

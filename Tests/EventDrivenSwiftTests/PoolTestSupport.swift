@@ -95,13 +95,3 @@ func poolWait(_ semaphore: DispatchSemaphore, count: Int = 1, seconds: Int = 10)
         }
     }
 }
-
-/// Polls `condition`, yielding between looks, for short internal transitions that no callback
-/// announces (a thread's batch count being reset after its last handler returned).
-func poolEventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<200_000 {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}

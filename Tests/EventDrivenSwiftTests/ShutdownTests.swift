@@ -9,9 +9,9 @@ struct ShutdownTests {
     @Test("R5: graceful shutdown delivers what is pending, then rejects and reports dispatches")
     func graceful() async {
         let bus = EventBus(label: #function)
-        let errors = collectErrors(on: bus)
-        let gate = Gate()
-        let seen = Recorder<Int>()
+        let errors = coreCollectErrors(on: bus)
+        let gate = CoreGate()
+        let seen = CoreRecorder<Int>()
         bus.listen(Work.self, executeOn: .listenerThread) { work, _ in
             if work.value == 0 { gate.block() }
             seen.append(work.value)
@@ -34,8 +34,8 @@ struct ShutdownTests {
     @Test("R5: immediate shutdown finishes the running handler and discards the rest, counted")
     func immediate() async {
         let bus = EventBus(label: #function)
-        let gate = Gate()
-        let seen = Recorder<Int>()
+        let gate = CoreGate()
+        let seen = CoreRecorder<Int>()
         bus.listen(Work.self, executeOn: .listenerThread) { work, _ in
             if work.value == 0 { gate.block() }
             seen.append(work.value)
@@ -50,7 +50,7 @@ struct ShutdownTests {
         // Drain after shutdown returns at once, even with a receiver closed mid-batch.
         await bus.drain()
         // The blocked batch records its outcome once its handler returns; nothing announces that.
-        #expect(await eventually { bus.statistics.delivered + bus.statistics.discarded == 100 })
+        #expect(await coreEventually { bus.statistics.delivered + bus.statistics.discarded == 100 })
         #expect(seen.values == [0])
         let stats = bus.statistics
         #expect(stats.discarded >= 49)
@@ -73,7 +73,7 @@ struct ShutdownTests {
         let asyncSeen = Atomic<Int>(0)
         bus.listen(Work.self) { _ in asyncSeen.add(1, ordering: .relaxed) }
         let thread = EventThread(bus: bus)
-        let threadSeen = Recorder<Int>()
+        let threadSeen = CoreRecorder<Int>()
         thread.addEventCallback(Work.self) { (work: Work, _: EventMetadata) in threadSeen.append(work.value) }
         let stream = bus.events(of: Work.self)
         let consumer = Task {

@@ -30,7 +30,7 @@ struct StateTests {
         let bus = EventBus(label: "C3-player")
         let info = PlayerInfo(numberOfLives: 3, health: 75, armor: 10)
         #expect(bus.set(GameStates.playerState1, to: info))
-        let seen = ChannelLog<PlayerInfo>()
+        let seen = CoreRecorder<PlayerInfo>()
         let subscription = bus.subscribe(GameStates.playerState1) { state in seen.append(state) }
         await bus.drain()
         #expect(seen.values == [info])
@@ -47,7 +47,7 @@ struct StateTests {
     @Test("C3: README user name state with a String value")
     func userName() {
         let bus = EventBus(label: "C3-username")
-        let names = ChannelLog<String>()
+        let names = CoreRecorder<String>()
         bus.subscribe(userNameState, on: .synchronous) { username in names.append(username) }
         #expect(names.values.isEmpty)
         bus.set(userNameState, to: "Mary Jane Doe")
@@ -58,8 +58,8 @@ struct StateTests {
     @Test("C3: README dynamic player states keyed by player id")
     func dynamicStates() {
         let bus = EventBus(label: "C3-dynamic")
-        let one = ChannelLog<PlayerInfo>()
-        let two = ChannelLog<PlayerInfo>()
+        let one = CoreRecorder<PlayerInfo>()
+        let two = CoreRecorder<PlayerInfo>()
         bus.subscribe(GameStates.playerState(1), on: .synchronous) { _, playerInfo in one.append(playerInfo) }
         bus.subscribe(GameStates.playerState(2), on: .synchronous) { _, playerInfo in two.append(playerInfo) }
         let info = PlayerInfo(numberOfLives: 3, health: 75, armor: 100)
@@ -88,7 +88,7 @@ struct StateTests {
         let bus = EventBus(label: "C3-identity")
         let one = EventState<Int>(label: "score", key: CollidingKey(id: 1))
         let two = EventState<Int>(label: "score", key: CollidingKey(id: 2))
-        let channelMessages = ChannelLog<Int>()
+        let channelMessages = CoreRecorder<Int>()
         bus.subscribe(EventChannel<Int>(label: "score", key: CollidingKey(id: 1)), on: .synchronous) {
             channelMessages.append($0)
         }
@@ -103,12 +103,12 @@ struct StateTests {
     func removeValue() {
         let bus = EventBus(label: "C3-remove")
         let state = EventState<Int>(label: "x")
-        let seen = ChannelLog<Int>()
+        let seen = CoreRecorder<Int>()
         bus.subscribe(state, on: .synchronous) { seen.append($0) }
         bus.set(state, to: 1)
         bus.removeValue(of: state)
         #expect(bus.value(of: state) == nil)
-        let late = ChannelLog<Int>()
+        let late = CoreRecorder<Int>()
         bus.subscribe(state, on: .synchronous) { late.append($0) }
         #expect(late.values.isEmpty)
         #expect(bus.set(state, to: 1))
@@ -120,10 +120,10 @@ struct StateTests {
     func subscribeRacesWithSet() async {
         let bus = EventBus(label: "C3-race")
         let state = EventState<Int>(label: "counter")
-        let logs = (0..<4).map { _ in ChannelLog<Int>() }
+        let logs = (0..<4).map { _ in CoreRecorder<Int>() }
         let queues = (0..<4).map { DispatchQueue(label: "C3-race-\($0)") }
         bus.set(state, to: 0)
-        await channelOnThreads(2) { thread in
+        await coreOnThreads(2) { thread in
             if thread == 0 {
                 for value in 1...2_000 { bus.set(state, to: value) }
             } else {
@@ -147,11 +147,11 @@ struct StateTests {
     func concurrentSetters() async {
         let bus = EventBus(label: "C3-setters")
         let state = EventState<Int>(label: "shared")
-        let serial = ChannelLog<Int>()
-        let synchronous = ChannelLog<Int>()
+        let serial = CoreRecorder<Int>()
+        let synchronous = CoreRecorder<Int>()
         bus.subscribe(state, on: .listenerThread) { serial.append($0) }
         bus.subscribe(state, on: .synchronous) { synchronous.append($0) }
-        await channelOnThreads(4) { thread in
+        await coreOnThreads(4) { thread in
             for step in 0..<500 {
                 bus.set(state, to: thread * 10_000 + step)
                 _ = bus.value(of: state)
@@ -170,7 +170,7 @@ struct StateTests {
     @Test("C4: README one-shot state handler monitors a single change")
     func oneShotState() async {
         let bus = EventBus(label: "C4-state")
-        let seen = ChannelLog<PlayerInfo>()
+        let seen = CoreRecorder<PlayerInfo>()
         let subscription = bus.subscribe(GameStates.playerState1) { subscription, state in
             seen.append(state)
             subscription.unsubscribe()
@@ -186,7 +186,7 @@ struct StateTests {
     func unsubscribeStops() async {
         let bus = EventBus(label: "C4-unsubscribe")
         let state = EventState<Int>(label: "value")
-        let seen = ChannelLog<Int>()
+        let seen = CoreRecorder<Int>()
         let subscription = bus.subscribe(state) { seen.append($0) }
         bus.set(state, to: 1)
         await bus.drain()
@@ -205,7 +205,7 @@ struct StateTests {
         let bus = EventBus(label: "C5-state")
         let state = EventState<String>(label: "mode")
         bus.set(state, to: "idle")
-        let seen = ChannelLog<String>()
+        let seen = CoreRecorder<String>()
         bus.subscribe(state, on: .synchronous) { seen.append($0) }
         #expect(seen.values == ["idle"])
     }
@@ -214,7 +214,7 @@ struct StateTests {
     func reentrantSet() {
         let bus = EventBus(label: "C3-reentrant")
         let state = EventState<Int>(label: "clamped")
-        let seen = ChannelLog<Int>()
+        let seen = CoreRecorder<Int>()
         bus.subscribe(state, on: .synchronous) { value in
             seen.append(value)
             if value > 10 { bus.set(state, to: 10) }
@@ -228,7 +228,7 @@ struct StateTests {
     @Test("C3: setting a state on a shut-down bus is reported, not silently dropped")
     func setAfterShutdown() async {
         let bus = EventBus(label: "C3-shutdown")
-        let errors = ChannelLog<EventDrivenError>()
+        let errors = CoreRecorder<EventDrivenError>()
         bus.setErrorHandler { errors.append($0) }
         await bus.shutdown()
         #expect(!bus.set(EventState<Int>(label: "late"), to: 1))

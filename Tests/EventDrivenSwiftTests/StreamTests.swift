@@ -32,7 +32,7 @@ struct StreamTests {
             for stream in streams {
                 group.addTask { await collect(2_000, from: stream).map(\.value) }
             }
-            await runOnThreads(4) { producer in
+            await coreOnThreads(4) { producer in
                 for index in 0..<500 { bus.queue(Reading(value: producer * 500 + index)) }
             }
             for await values in group {

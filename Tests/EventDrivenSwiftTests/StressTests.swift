@@ -32,7 +32,7 @@ struct StressTests {
         bus.listen(Load.self, executeOn: .requesterThread) { load, metadata in ledgers[2].record(load, metadata) }
 
         let started = DispatchTime.now()
-        await runOnThreads(Self.producers) { producer in
+        await coreOnThreads(Self.producers) { producer in
             let throttle = DispatchSemaphore(value: 0)
             for sequence in 0..<events {
                 let load = Load(producer: Int32(producer), sequence: Int32(sequence))

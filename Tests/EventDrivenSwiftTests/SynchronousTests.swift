@@ -11,7 +11,7 @@ struct SynchronousTests {
     @Test("D7: dispatchNow runs synchronous listeners in registration order before it returns")
     func registrationOrder() async {
         let bus = EventBus(label: "D7-order")
-        let log = ChannelLog<String>()
+        let log = CoreRecorder<String>()
         for index in 0..<4 {
             bus.listen(Ping.self, executeOn: .synchronous) { _, _ in log.append("sync\(index)") }
         }
@@ -26,12 +26,12 @@ struct SynchronousTests {
     @Test("D7: dispatchNow delivers on the caller's thread")
     func callerThread() async {
         let bus = EventBus(label: "D7-thread")
-        let threads = ChannelLog<UInt>()
-        bus.listen(Ping.self, executeOn: .synchronous) { _, _ in threads.append(channelThreadID()) }
+        let threads = CoreRecorder<UInt>()
+        bus.listen(Ping.self, executeOn: .synchronous) { _, _ in threads.append(coreThreadID()) }
         let caller = await withCheckedContinuation { (continuation: CheckedContinuation<UInt, Never>) in
             Thread {
                 Ping(number: 1).dispatchNow(on: bus)
-                continuation.resume(returning: channelThreadID())
+                continuation.resume(returning: coreThreadID())
             }.start()
         }
         #expect(threads.values == [caller])
@@ -40,7 +40,7 @@ struct SynchronousTests {
     @Test("D7: a synchronous listener may dispatchNow again; the nested dispatch completes first")
     func nestedDispatch() {
         let bus = EventBus(label: "D7-nested")
-        let log = ChannelLog<String>()
+        let log = CoreRecorder<String>()
         bus.listen(Ping.self, executeOn: .synchronous) { ping, _ in
             log.append("ping\(ping.number)")
             bus.dispatchNow(Pong(number: ping.number))
@@ -57,9 +57,9 @@ struct SynchronousTests {
     @Test("D7: dispatchNow from many threads delivers every event exactly once")
     func concurrentDispatch() async {
         let bus = EventBus(label: "D7-concurrent")
-        let log = ChannelLog<Int>()
+        let log = CoreRecorder<Int>()
         bus.listen(Ping.self, executeOn: .synchronous) { ping, _ in log.append(ping.number) }
-        await channelOnThreads(8) { thread in
+        await coreOnThreads(8) { thread in
             for step in 0..<250 { bus.dispatchNow(Ping(number: thread * 1_000 + step)) }
         }
         #expect(log.count == 2_000)
@@ -69,7 +69,7 @@ struct SynchronousTests {
     @Test("D7: dispatchNow on a shut-down bus is reported")
     func afterShutdown() async {
         let bus = EventBus(label: "D7-shutdown")
-        let errors = ChannelLog<EventDrivenError>()
+        let errors = CoreRecorder<EventDrivenError>()
         bus.setErrorHandler { errors.append($0) }
         await bus.shutdown()
         bus.dispatchNow(Ping(number: 1))
