@@ -28,19 +28,23 @@ final class _Mailbox: Sendable {
     }
 
     /// Appends `entry`; returns `false` when the mailbox no longer accepts events.
+    ///
+    /// The entry is moved into the lane under the lock, not copied.
     @discardableResult
-    func enqueue(_ entry: _MailboxEntry) -> Bool {
-        switch state.withLock({ $0.enqueue(entry) }) {
+    func enqueue(_ entry: consuming _MailboxEntry) -> Bool {
+        var slot: _MailboxEntry? = consume entry
+        switch state.withLock({ $0.enqueue(taking: &slot) }) {
         case .none: return true
         case .wake:
             executor.wake(self)
             return true
         case .rejected:
+            let entry = slot.take()!
             counters.discarded.add(1, ordering: .relaxed)
             counters.deadLetters.post(entry.envelope, reason: .discarded)
             return false
         case .full:
-            return overflow(entry)
+            return overflow(slot.take()!)
         }
     }
 

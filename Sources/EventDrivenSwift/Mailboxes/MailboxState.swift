@@ -46,9 +46,22 @@ struct _MailboxState {
         return append(entry)
     }
 
+    /// ``enqueue(_:)`` that moves the entry out of `slot` when it is appended, and leaves it there
+    /// otherwise (rejected or full), so that the caller can still account for it.
+    mutating func enqueue(taking slot: inout _MailboxEntry?) -> EnqueueAction {
+        guard lifecycle == .open else { return .rejected }
+        if pending.count >= capacity {
+            if blocksWhenFull { blockedProducers += 1 }
+            return .full
+        }
+        return append(slot.take()!)
+    }
+
     /// Appends `entry` whatever the capacity.
-    mutating func append(_ entry: _MailboxEntry) -> EnqueueAction {
-        pending.append(entry, method: entry.envelope.metadata.method, priority: entry.envelope.metadata.priority)
+    mutating func append(_ entry: consuming _MailboxEntry) -> EnqueueAction {
+        let method = entry.envelope.metadata.method
+        let priority = entry.envelope.metadata.priority
+        pending.append(entry, method: method, priority: priority)
         return scheduleIfIdle()
     }
 
