@@ -13,8 +13,10 @@ import Testing
 /// Operations: subscribe (synchronous, requester context, listener thread, task, async handler,
 /// EventThread, owned listener), unsubscribe, owner release, thread stop (discarding or
 /// draining), dispatch bursts (queue and stack, every priority) from 1–3 threads that may also
-/// subscribe or unsubscribe concurrently, and drain. Add a case to ``ModelOperation`` and a
-/// branch to ``ModelRun/perform(_:)`` for new features (pool scale, state set).
+/// subscribe, unsubscribe or scale a pool concurrently, pools (round robin or keyed affinity,
+/// scaled by a chosen target or by the dynamic scaler; see `ModelBased+PoolsAndStates.swift`),
+/// state subscriptions (synchronous, requester, listener thread) and state sets, and drain.
+/// Add a case to ``ModelOperation`` and a branch to ``ModelRun/perform(_:)`` for new features.
 @Suite("R1/R6/D4/L2/L8/T4: model-based random testing")
 struct ModelBasedTests {
     static let sequences = Stress.environment(
@@ -30,6 +32,7 @@ struct ModelBasedTests {
         var runs = 0
         var events = 0
         var deliveries = 0
+        var coverage = ModelCoverage()
         let only = Stress.environment("EDS_MODEL_ONLY", default: -1)
         let indices =
             only >= 0 ? (chunk == 0 ? [only] : []) : Array(stride(from: chunk, to: Self.sequences, by: Self.chunks))
@@ -43,10 +46,11 @@ struct ModelBasedTests {
             runs += 1
             events += run.eventCount
             deliveries += run.deliveryCount
+            coverage.add(run.coverage)
         }
         print(
             "model: chunk \(chunk) ran \(runs) sequences, \(events) events, \(deliveries) deliveries, "
-                + "\(divergences.count) divergences")
+                + "\(coverage), \(divergences.count) divergences")
         #expect(runs > 0 || only >= 0)
         #expect(divergences.isEmpty, "\(divergences.joined(separator: "\n"))")
     }
@@ -74,10 +78,11 @@ struct ModelEvent: Eventable {
 
 /// How a receiver gets its events.
 enum ModelReceiverKind: CaseIterable {
-    case synchronous, requester, listenerThread, task, asyncHandler, eventThread, owned
+    case synchronous, requester, listenerThread, task, asyncHandler, eventThread, owned, pool
 
-    /// Whether the receiver runs one delivery at a time (so D4 applies).
-    var isSerial: Bool { self != .task }
+    /// Whether the receiver runs one delivery at a time (so D4 applies); a pool's threads are
+    /// checked one by one (see ``ModelRun/checkPool(_:index:)``).
+    var isSerial: Bool { self != .task && self != .pool }
 }
 
 /// One step of a sequence.
@@ -90,11 +95,19 @@ enum ModelOperation {
     /// subscribes a new receiver or removes one from a producer thread, mid-burst.
     case burst(events: [[(EventDispatchMethod, EventPriority)]], churn: ModelChurn?)
     case drain
+    /// Scales pool receiver `index`: to `target` threads with the test's scaler, or by one
+    /// evaluation of the dynamic scaler.
+    case scalePool(Int, target: Int)
+    case subscribeState(ModelStateContext)
+    /// Sets the sequence's state to each value in turn, from the driver.
+    case setState([Int])
 }
 
 enum ModelChurn {
     case subscribe(ModelReceiverKind)
     case unsubscribe(Int)
+    case scalePool(Int, target: Int)
+    case setState([Int])
 }
 
 /// One receiver as the bus sees it, and what the model expects of it.
@@ -112,6 +125,11 @@ final class ModelReceiver: @unchecked Sendable {
     var discardedByStop: Int?
     /// Its owner was released: its subscription stays in the route until a delivery notices.
     var isZombie = false
+    /// For `.pool`: the pool, how it is scaled and balanced, and which thread handled each delivery.
+    var pool: EventPool<ModelPoolWorker>?
+    var scaling: ModelPoolScaling?
+    var isAffinity = false
+    let handledBy = LockedValue<[ObjectIdentifier]>([])
     let received = LockedValue<[(id: Int, producer: Int, method: EventDispatchMethod, priority: EventPriority)]>([])
 
     init(kind: ModelReceiverKind) { self.kind = kind }
@@ -128,13 +146,20 @@ final class ModelReceiver: @unchecked Sendable {
 
 /// One sequence: generates operations from its seed, performs them, and checks the outcome.
 final class ModelRun: @unchecked Sendable {  // used by one test task at a time
-    private var random: SeededGenerator
-    private let bus = EventBus(label: "model")
-    private var receivers: [ModelReceiver] = []
+    var random: SeededGenerator
+    let bus = EventBus(label: "model")
+    var receivers: [ModelReceiver] = []
+    /// The sequence's state: its changes so far (no two equal in a row) and its subscribers.
+    let state = EventState<Int>(label: "model")
+    var stateHistory: [Int] = []
+    var stateSubscribers: [ModelStateSubscriber] = []
+    /// A divergence noticed while the sequence runs (at a drain or a set).
+    var early: String?
+    var coverage = ModelCoverage()
     private var nextEventID = 0
     private var nextProducer = 0
-    private var pairs = 0
-    private var zombiePairs = 0
+    var pairs = 0
+    var zombiePairs = 0
     private var undelivered = 0
     private(set) var log: [String] = []
     private(set) var deliveryCount = 0
@@ -148,6 +173,7 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
             let operation = generate()
             log.append("\(operation)")
             await perform(operation)
+            if early != nil { break }
         }
         await perform(.drain)
         // `drain()` waits for the mailboxes of current subscriptions only: deliveries still
@@ -157,39 +183,52 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
             let stats = bus.statistics
             return stats.delivered + stats.discarded + stats.ownerReleased >= pairs
         }
-        let divergence = check()
-        for receiver in receivers { receiver.thread?.cancel() }
+        let divergence = early ?? check()
+        for receiver in receivers {
+            receiver.thread?.cancel()
+            receiver.pool?.stop()
+        }
         await bus.shutdown()
         // Each receiver holds its handle, whose handler holds the receiver: let go of both.
         for receiver in receivers {
             receiver.handle = nil
             receiver.thread = nil
+            receiver.pool = nil
         }
+        for subscriber in stateSubscribers { subscriber.subscription = nil }
         return divergence
     }
 
-    private var activeIndices: [Int] { receivers.indices.filter { receivers[$0].isActive } }
+    var activeIndices: [Int] { receivers.indices.filter { receivers[$0].isActive } }
 
     private func randomKind() -> ModelReceiverKind {
-        // EventThreads cost a thread each: keep them rare.
+        // EventThreads and pools cost a thread or more each: keep them rare.
         let kinds: [ModelReceiverKind] = [.synchronous, .requester, .listenerThread, .task, .asyncHandler, .owned]
-        return Int.random(in: 0..<12, using: &random) == 0 ? .eventThread : kinds.randomElement(using: &random)!
+        switch Int.random(in: 0..<12, using: &random) {
+        case 0: return .eventThread
+        case 1: return .pool
+        default: return kinds.randomElement(using: &random)!
+        }
     }
 
     private func generate() -> ModelOperation {
         let active = activeIndices
         switch Int.random(in: 0..<100, using: &random) {
-        case 0..<22 where receivers.count < 8:
+        case 0..<20 where receivers.count < 8:
             return .subscribe(randomKind())
-        case 22..<30 where !active.isEmpty:
+        case 20..<28 where !active.isEmpty:
             let index = active.randomElement(using: &random)!
             switch receivers[index].kind {
-            case .eventThread: return .stopThread(index, draining: Bool.random(using: &random))
+            case .eventThread, .pool: return .stopThread(index, draining: Bool.random(using: &random))
             case .owned: return .releaseOwner(index)
             default: return .unsubscribe(index)
             }
-        case 30..<40:
+        case 28..<36:
             return .drain
+        case 36..<46 where active.contains(where: { receivers[$0].kind == .pool }):
+            return generatePoolScale(among: active)
+        case 46..<54:
+            return generateStateOperation()
         default:
             let producers = Int.random(in: 1...3, using: &random)
             let events = (0..<producers).map { _ in
@@ -201,19 +240,25 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
                 }
             }
             var churn: ModelChurn?
-            let removable = active.filter { ![.eventThread, .owned].contains(receivers[$0].kind) }
+            let removable = active.filter { ![.eventThread, .owned, .pool].contains(receivers[$0].kind) }
             switch Int.random(in: 0..<6, using: &random) {
             case 0 where receivers.count < 8:
                 let kind = randomKind()
-                churn = .subscribe(kind == .eventThread ? .requester : kind)
+                churn = .subscribe(kind == .eventThread || kind == .pool ? .requester : kind)
             case 1 where !removable.isEmpty: churn = .unsubscribe(removable.randomElement(using: &random)!)
+            case 2 where active.contains(where: { receivers[$0].kind == .pool }):
+                if case .scalePool(let index, let target) = generatePoolScale(among: active) {
+                    churn = .scalePool(index, target: target)
+                }
+            case 3:
+                if case .setState(let values) = generateStateOperation() { churn = .setState(values) }
             default: churn = nil
             }
             return .burst(events: events, churn: churn)
         }
     }
 
-    private func subscribe(_ kind: ModelReceiverKind) -> ModelReceiver {
+    func subscribe(_ kind: ModelReceiverKind) -> ModelReceiver {
         let receiver = ModelReceiver(kind: kind)
         let bus = self.bus
         switch kind {
@@ -240,6 +285,8 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
             receiver.handle = bus.listen(ModelEvent.self, owner: owner, executeOn: .listenerThread) {
                 receiver.record($0, $1)
             }
+        case .pool:
+            makePool(receiver)
         }
         return receiver
     }
@@ -263,7 +310,7 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
             receivers[index].isZombie = true
         case .stopThread(let index, let draining):
             let receiver = receivers[index]
-            let discarded = receiver.thread?.cancel(draining: draining) ?? 0
+            let discarded = receiver.thread?.cancel(draining: draining) ?? receiver.pool?.stop(draining: draining) ?? 0
             if draining {
                 receiver.must.formUnion(receiver.pending)
                 receiver.pending = []
@@ -278,6 +325,13 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
                 receiver.must.formUnion(receiver.pending)
                 receiver.pending = []
             }
+            early = early ?? checkAfterDrain()
+        case .scalePool(let index, let target):
+            scale(receivers[index], to: target)
+        case .subscribeState(let context):
+            subscribeState(context)
+        case .setState(let values):
+            setState(values)
         case .burst(let events, let churn):
             await burst(events, churn: churn)
         }
@@ -302,6 +356,11 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
         let change: @Sendable () -> Void = { [self] in
             removed?.handle?.remove()
             if case .subscribe(let kind) = churn { newcomer.withLock { $0 = self.subscribe(kind) } }
+            if case .scalePool(let index, let target) = churn {
+                self.coverage.scalesDuringBursts += 1
+                self.scale(self.receivers[index], to: target)
+            }
+            if case .setState(let values) = churn { self.setState(values) }
         }
         await coreOnThreads(events.count) { producer in
             for (position, (method, priority)) in events[producer].enumerated() {
@@ -350,10 +409,10 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
             if let lost = receiver.must.subtracting(unique).first {
                 return "receiver \(index) (\(receiver.kind)) never got event \(lost)"
             }
-            if let discarded = receiver.discardedByStop, receiver.kind == .eventThread,
+            if let discarded = receiver.discardedByStop, receiver.kind == .eventThread || receiver.kind == .pool,
                 unique.count + discarded != receiver.must.count + receiver.may.count
             {
-                return "thread \(index) delivered \(unique.count) and discarded \(discarded) of "
+                return "\(receiver.kind) \(index) delivered \(unique.count) and discarded \(discarded) of "
                     + "\(receiver.must.count + receiver.may.count)"
             }
             if receiver.kind.isSerial && receiver.kind != .asyncHandler {
@@ -366,6 +425,7 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
                     last[key] = entry.id
                 }
             }
+            if receiver.kind == .pool, let divergence = checkPool(receiver, index: index) { return divergence }
             if receiver.kind == .asyncHandler {
                 var last: [Int: Int] = [:]
                 for entry in received {
@@ -376,6 +436,10 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
                 }
             }
         }
+        if let divergence = checkStates() { return divergence }
+        // State deliveries count as deliveries; checkStates() has matched them with the model.
+        deliveredTotal += stateDeliveries
+        pairs += stateDeliveries
         deliveryCount = deliveredTotal
         let stats = bus.statistics
         if stats.delivered != deliveredTotal {
