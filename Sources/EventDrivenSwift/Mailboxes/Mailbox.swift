@@ -131,13 +131,12 @@ final class _Mailbox: Sendable {
         buffers.batchCount = buffers.batch.count
         buffers.position = 0
         buffers.lastDiscarded = 0
-        buffers.batch.forEachInOrder { entry in
-            if isClosed.load(ordering: .relaxed) { return false }
+        // Each entry is moved out of the batch as it runs: what a close leaves is the rest.
+        buffers.batch.removeEachInOrder(while: { !isClosed.load(ordering: .relaxed) }) { entry in
             buffers.position += 1
             let outcome = entry.subscription.deliver(entry.envelope)
             tally.record(outcome)
             if outcome != .delivered { counters.noteUndelivered(outcome, entry.envelope) }
-            return true
         }
         if isClosed.load(ordering: .relaxed) {
             let undelivered = buffers.batchCount - buffers.position
@@ -153,12 +152,11 @@ final class _Mailbox: Sendable {
         return .ran
     }
 
-    /// Posts dead letters for the entries of the batch that a close left unhandled.
+    /// Posts dead letters for the entries of the batch that a close left unhandled (the entries
+    /// still in the batch: the handled ones were moved out).
     private func postDiscardedRest(of buffers: _DrainerBuffers) {
-        var index = 0
         buffers.batch.forEachInOrder { entry in
-            index += 1
-            if index > buffers.position { counters.deadLetters.post(entry.envelope, reason: .discarded) }
+            counters.deadLetters.post(entry.envelope, reason: .discarded)
             return true
         }
     }

@@ -3,10 +3,10 @@
 /// Stacked entries run first, highest priority first and newest first within a priority; queued
 /// entries run next, highest priority first and oldest first within a priority.
 ///
-/// The lanes live in one fixed block of ten arrays that is mutated in place: an append moves the
-/// entry straight into its lane (no outer-array uniqueness check, no copy of the entry), and a
-/// visit borrows the entries where they are. Copying a `_MailboxLanes` shares the block until
-/// one of the copies is mutated, which then copies it first (copy on write).
+/// The lanes live in one block of ten growable buffers that is mutated in place: an append moves
+/// the entry straight into its lane, and the drainer moves each entry out as it runs it, so an
+/// entry is never copied between its enqueue and its delivery. Copying a `_MailboxLanes` shares
+/// the block until one of the copies is mutated, which then copies it first (copy on write).
 struct _MailboxLanes<Entry> {
     private var storage = _LaneStorage<Entry>()
     /// Bit `i` is set while lane `i` holds entries.
@@ -49,37 +49,59 @@ struct _MailboxLanes<Entry> {
         while remaining != 0 {
             let lane = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            let isStack = Self.isStackLane(lane)
-            let stop = storage.lanes[lane].withUnsafeBufferPointer { entries -> Bool in
-                if isStack {
-                    var index = entries.count
-                    while index > 0 {
-                        index -= 1
-                        visited += 1
-                        if !body(entries[index]) { return true }
-                    }
-                } else {
-                    for index in entries.indices {
-                        visited += 1
-                        if !body(entries[index]) { return true }
-                    }
+            let entries = storage.lanes[lane].entries
+            if Self.isStackLane(lane) {
+                for entry in entries.reversed() {
+                    visited += 1
+                    if !body(entry) { return visited }
                 }
-                return false
+            } else {
+                for entry in entries {
+                    visited += 1
+                    if !body(entry) { return visited }
+                }
             }
-            if stop { return visited }
         }
         return visited
     }
 
+    /// Moves the entries out in D3 order and hands each to `body`, as long as `proceed()`
+    /// returns `true` before each one. Entries not handed out stay, in order.
+    /// - Returns: How many entries were handed out.
+    @discardableResult
+    mutating func removeEachInOrder(while proceed: () -> Bool, _ body: (consuming Entry) -> Void) -> Int {
+        guard occupied != 0 else { return 0 }
+        makeUnique()
+        var taken = 0
+        while occupied != 0 {
+            let lane = occupied.trailingZeroBitCount
+            let lanePointer = storage.lanes + lane
+            let fromBack = Self.isStackLane(lane)
+            while !lanePointer.pointee.isEmpty {
+                guard proceed() else {
+                    count -= taken
+                    return taken
+                }
+                taken += 1
+                body(fromBack ? lanePointer.pointee.removeLast() : lanePointer.pointee.removeFirst())
+            }
+            occupied &= ~(1 << lane)
+        }
+        count -= taken
+        return taken
+    }
+
     /// Removes and returns the entry that `isOlder` ranks oldest among the first entry of each
-    /// lane (lanes are in arrival order). For a full bounded mailbox; O(lane length).
+    /// lane (lanes are in arrival order). For a full bounded mailbox.
     mutating func removeOldest(by isOlder: (Entry, Entry) -> Bool) -> Entry? {
         var oldestLane: Int?
         var remaining = occupied
         while remaining != 0 {
             let lane = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            if let current = oldestLane, !isOlder(storage.lanes[lane][0], storage.lanes[current][0]) { continue }
+            if let current = oldestLane, !isOlder(storage.lanes[lane].first, storage.lanes[current].first) {
+                continue
+            }
             oldestLane = lane
         }
         guard let lane = oldestLane else { return nil }
@@ -98,36 +120,127 @@ struct _MailboxLanes<Entry> {
         while remaining != 0 {
             let lane = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            storage.lanes[lane].removeAll(keepingCapacity: true)
+            storage.lanes[lane].removeAll()
         }
         occupied = 0
         count = 0
     }
 }
 
-/// The ten lane arrays of a `_MailboxLanes`, in one block that is mutated in place.
+/// The ten lanes of a `_MailboxLanes`, in one block that is mutated in place.
 final class _LaneStorage<Entry> {
     static var priorityCount: Int { 5 }
     static var laneCount: Int { 2 * priorityCount }
 
-    let lanes: UnsafeMutablePointer<ContiguousArray<Entry>>
+    let lanes: UnsafeMutablePointer<_Lane<Entry>>
 
     init() {
         assert(Self.priorityCount == EventPriority.allCases.count)
         lanes = .allocate(capacity: Self.laneCount)
-        lanes.initialize(repeating: [], count: Self.laneCount)
-    }
-
-    private init(copying other: _LaneStorage<Entry>) {
-        lanes = .allocate(capacity: Self.laneCount)
-        lanes.initialize(from: other.lanes, count: Self.laneCount)
+        lanes.initialize(repeating: _Lane(), count: Self.laneCount)
     }
 
     /// An independent copy, for copy on write.
-    func copy() -> _LaneStorage<Entry> { _LaneStorage(copying: self) }
+    func copy() -> _LaneStorage<Entry> {
+        let copy = _LaneStorage()
+        for lane in 0..<Self.laneCount {
+            for entry in lanes[lane].entries { copy.lanes[lane].append(entry) }
+        }
+        return copy
+    }
 
     deinit {
+        for lane in 0..<Self.laneCount { lanes[lane].release() }
         lanes.deinitialize(count: Self.laneCount)
         lanes.deallocate()
+    }
+}
+
+/// One lane: a growable buffer whose live entries are `buffer[head..<end]`, so that entries
+/// can be moved out at either end without shifting the rest.
+///
+/// It owns its buffer but is not a safe value type: only `_LaneStorage` holds lanes, in place,
+/// and releases them in its `deinit`.
+struct _Lane<Entry> {
+    private var buffer: UnsafeMutablePointer<Entry>?
+    private var capacity = 0
+    private var head = 0
+    private var end = 0
+
+    init() {}
+
+    var isEmpty: Bool { head == end }
+
+    /// The live entries, oldest first. Valid until the lane is next mutated.
+    var entries: UnsafeBufferPointer<Entry> {
+        UnsafeBufferPointer(start: buffer.map { $0 + head }, count: end - head)
+    }
+
+    /// The oldest entry; the lane must not be empty.
+    var first: Entry { buffer.unsafelyUnwrapped[head] }
+
+    @inline(__always)
+    mutating func append(_ entry: consuming Entry) {
+        if end == capacity { makeRoom() }
+        (buffer.unsafelyUnwrapped + end).initialize(to: entry)
+        end += 1
+    }
+
+    /// Moves the live entries to the front, or into a buffer twice as large.
+    private mutating func makeRoom() {
+        let live = end - head
+        if head > 0 && live <= capacity / 2, let buffer {
+            (buffer).moveInitialize(from: buffer + head, count: live)
+        } else {
+            let newCapacity = Swift.max(16, capacity * 2)
+            let newBuffer = UnsafeMutablePointer<Entry>.allocate(capacity: newCapacity)
+            if let buffer {
+                newBuffer.moveInitialize(from: buffer + head, count: live)
+                buffer.deallocate()
+            }
+            buffer = newBuffer
+            capacity = newCapacity
+        }
+        head = 0
+        end = live
+    }
+
+    /// Moves the oldest entry out; the lane must not be empty.
+    @inline(__always)
+    mutating func removeFirst() -> Entry {
+        let entry = (buffer.unsafelyUnwrapped + head).move()
+        head += 1
+        if head == end {
+            head = 0
+            end = 0
+        }
+        return entry
+    }
+
+    /// Moves the newest entry out; the lane must not be empty.
+    @inline(__always)
+    mutating func removeLast() -> Entry {
+        end -= 1
+        let entry = (buffer.unsafelyUnwrapped + end).move()
+        if head == end {
+            head = 0
+            end = 0
+        }
+        return entry
+    }
+
+    /// Destroys every live entry, keeping the buffer.
+    mutating func removeAll() {
+        if let buffer, end > head { (buffer + head).deinitialize(count: end - head) }
+        head = 0
+        end = 0
+    }
+
+    /// Destroys the entries and frees the buffer; the lane is empty afterwards.
+    mutating func release() {
+        removeAll()
+        buffer?.deallocate()
+        buffer = nil
+        capacity = 0
     }
 }
