@@ -118,12 +118,8 @@ struct DeadLetterTests {
         }
         bus.listen(Parcel.self, executeOn: .listenerThread, interestedIn: .latestOnly) { _, _ in }
         bus.listen(Parcel.self, owner: owner, executeOn: .listenerThread) { _, _ in }
-        bus.listen(
-            Parcel.self, executeOn: .listenerThread, interestedIn: .custom,
-            customFilter: { p, _, _ in
-                p.value.isMultiple(of: 2)
-            }
-        ) { _, _ in }
+        let evenOnly: TypedEventFilterCallback<Parcel> = { parcel, _, _ in parcel.value.isMultiple(of: 2) }
+        bus.listen(Parcel.self, executeOn: .listenerThread, interestedIn: .custom, customFilter: evenOnly) { _, _ in }
         let stream = bus.events(of: Parcel.self, bufferingPolicy: .bufferingOldest(4))
         bus.queue(Parcel(value: 0))
         await gate.waitUntilEntered()

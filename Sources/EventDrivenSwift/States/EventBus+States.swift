@@ -83,11 +83,11 @@ extension EventBus {
         let reference = _SubscriptionReference()
         let subscription = subscribeState(
             state, target: target(for: context), registrar: self,
-            prepare: { reference.subscription = $0 }
-        ) { change, _ in
-            guard let handle = reference.handle else { return }
-            handler(handle, change.value)
-        }
+            prepare: { reference.subscription = $0 },
+            { change, _ in
+                guard let handle = reference.handle else { return }
+                handler(handle, change.value)
+            })
         return ChannelSubscription(subscription)
     }
 
