@@ -106,7 +106,14 @@ public final class EventBus: Sendable {
             deliverStacked(envelope, to: route.subscriptions)
             return
         }
-        for subscription in route.subscriptions {
+        let subscriptions = route.subscriptions
+        // One receiver with a mailbox (the common case): the envelope moves into its entry
+        // instead of being copied.
+        if subscriptions.count == 1, let mailbox = subscriptions[0].mailbox {
+            mailbox.enqueue(_MailboxEntry(envelope: consume envelope, subscription: subscriptions[0]))
+            return
+        }
+        for subscription in subscriptions {
             subscription.send(envelope, counters: counters, tasks: tasks)
         }
     }

@@ -60,6 +60,8 @@ final class _Subscription: @unchecked Sendable {  // `handler` runs only as `tar
     weak let owner: AnyObject?
     let hasOwner: Bool
     let target: _DeliveryTarget
+    /// The mailbox of a `.mailbox` target, so that dispatch reaches it without copying `target`.
+    let mailbox: _Mailbox?
     let interest: _Interest
     weak let registrar: (any _SubscriptionRegistrar)?
     private let handler: (any Eventable, EventMetadata) -> Void
@@ -81,6 +83,7 @@ final class _Subscription: @unchecked Sendable {  // `handler` runs only as `tar
         self.owner = owner
         self.hasOwner = owner != nil
         self.target = target
+        if case .mailbox(let mailbox) = target { self.mailbox = mailbox } else { self.mailbox = nil }
         self.interest = interest
         self.registrar = registrar
         self.handler = { event, metadata in
