@@ -17,10 +17,12 @@
 /// Built on `pthread_mutex_t`, which ThreadSanitizer understands, so races are reported only
 /// where they exist. The lock is not recursive: do not call `withLock` again from `body`.
 public final class LockedValue<Value>: @unchecked Sendable {  // `value` is only reached while `mutex` is held
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Reached only under `mutex`, which already makes every access exclusive: the runtime's
     /// dynamic exclusivity check (a thread-local access set per access) would only add cost.
-    @exclusivity(unchecked) private var value: Value
+    /// Visible to the inlinable `withLock` so that callers reach it without an accessor call;
+    /// nothing else in this module touches it.
+    @usableFromInline @exclusivity(unchecked) var value: Value
 
     /// Guards `value`.
     public init(_ value: Value) {
@@ -45,22 +47,16 @@ public final class LockedValue<Value>: @unchecked Sendable {  // `value` is only
     ) throws(Failure) -> Result {
         lock()
         defer { unlock() }
-        return try body(&valueStorage)
+        return try body(&value)
     }
 
-    @usableFromInline
-    var valueStorage: Value {
-        _read { yield value }
-        _modify { yield &value }
-    }
-
-    @usableFromInline
+    @inlinable
     func lock() {
         let result = pthread_mutex_lock(mutex)
         precondition(result == 0, "pthread_mutex_lock failed: \(result)")
     }
 
-    @usableFromInline
+    @inlinable
     func unlock() {
         let result = pthread_mutex_unlock(mutex)
         precondition(result == 0, "pthread_mutex_unlock failed: \(result)")
