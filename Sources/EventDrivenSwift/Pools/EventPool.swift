@@ -74,7 +74,9 @@ public final class EventPool<T: EventThread>: Sendable {
     ///   progress and discards the rest; `true` first handles everything the pool accepted.
     /// - Returns: How many deliveries were discarded.
     ///
-    /// Blocks until the threads have stopped. Called from one of the pool's own callbacks, it
+    /// Threads already retiring after a scale-down still handle what they had accepted, so no
+    /// accepted event goes unaccounted for. Blocks until every thread, retiring ones included,
+    /// has stopped. Called from one of the pool's own callbacks, it
     /// returns 0 at once and stops the pool from another thread. Afterwards the pool and its
     /// threads are freed once your own references are gone.
     @discardableResult

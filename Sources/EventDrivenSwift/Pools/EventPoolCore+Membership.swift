@@ -165,6 +165,11 @@ extension _EventPoolCore {
             var discarded = result.held.count
             if discarded > 0 { bus.counters.discarded.add(discarded, ordering: .relaxed) }
             for member in result.members { discarded += member.thread.cancel(draining: draining) }
+            // Threads retired by a scale-down keep handling what they had accepted; the pool
+            // has stopped only once they have, so that every accepted event is accounted for.
+            let retireesDone = DispatchSemaphore(value: 0)
+            let retiring = locked.withLock { $0.state.waitForRetirees { retireesDone.signal() } }
+            for _ in 0..<retiring { retireesDone.wait() }
             return discarded
         }
     }
