@@ -50,7 +50,8 @@ final class _LatestTracker: Sendable {
 /// The handler is a user closure. It is only ever invoked from the context `target` names: one
 /// drain at a time for a mailbox, so never concurrently with itself; for `.taskThread` the
 /// user asked for concurrency and the documentation says the handler must be thread-safe.
-final class _Subscription: @unchecked Sendable {  // `handler` runs only as `target` serializes it; `active` is atomic; `owner` and `registrar` are weak lets
+// @unchecked Sendable: `handler` runs only as `target` serializes it; `active` is atomic; `owner` and `registrar` are weak lets
+final class _Subscription: @unchecked Sendable {
     let eventType: ObjectIdentifier
     let eventTypeName: String
     /// The event type itself, so that a pool can subscribe to the bus for the types its threads register.

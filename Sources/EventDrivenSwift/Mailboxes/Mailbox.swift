@@ -132,7 +132,8 @@ final class _Mailbox: Sendable {
         buffers.position = 0
         buffers.lastDiscarded = 0
         // Each entry is moved out of the batch as it runs: what a close leaves is the rest.
-        buffers.batch.removeEachInOrder(while: { !isClosed.load(ordering: .relaxed) }) { entry in
+        let isOpen = { !self.isClosed.load(ordering: .relaxed) }
+        buffers.batch.removeEachInOrder(while: isOpen) { entry in
             buffers.position += 1
             let outcome = entry.subscription.deliver(entry.envelope)
             tally.record(outcome)
@@ -182,7 +183,8 @@ final class _Mailbox: Sendable {
 
 /// The drainer's working buffers, reused batch after batch so that steady-state draining
 /// allocates nothing.
-private final class _DrainerBuffers: @unchecked Sendable {  // used only by the single active drainer, handed over under the mailbox lock
+// @unchecked Sendable: used only by the single active drainer, handed over under the mailbox lock
+private final class _DrainerBuffers: @unchecked Sendable {
     var batch = _MailboxLanes<_MailboxEntry>()
     var barriers: [@Sendable () -> Void] = []
     var lastDiscarded = 0
