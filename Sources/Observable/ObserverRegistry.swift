@@ -17,11 +17,10 @@ public final class ObserverRegistry: Sendable {
     /// Adds `observer` (held weakly); adding it again keeps one entry.
     public func add(_ observer: AnyObject) {
         let id = ObjectIdentifier(observer)
-        let box = WeakBox(observer)
         entries.withLock { entries in
             entries.removeAll { $0.object == nil }
             guard !entries.contains(where: { $0.id == id }) else { return }
-            entries.append(Entry(id: id, object: box.object))
+            entries.append(Entry(id: id, object: observer))
         }
     }
 
@@ -33,9 +32,7 @@ public final class ObserverRegistry: Sendable {
 
     /// The observers still alive, in the order they were added.
     public var liveObservers: [AnyObject] {
-        entries.withLock { entries in
-            WeakBox.Many(entries.compactMap { $0.object })
-        }.objects
+        entries.withLock { entries in entries.compactMap { $0.object } }
     }
 
     /// How many observers are still alive.
@@ -47,16 +44,5 @@ public final class ObserverRegistry: Sendable {
         for case let observer as ObserverProtocol in liveObservers {
             try body(observer)
         }
-    }
-}
-
-/// Moves object references out of the registry's lock.
-private struct WeakBox: @unchecked Sendable {  // created and read inside `entries.withLock`
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
-
-    struct Many: @unchecked Sendable {  // a snapshot taken inside `entries.withLock`
-        let objects: [AnyObject]
-        init(_ objects: [AnyObject]) { self.objects = objects }
     }
 }
