@@ -128,20 +128,10 @@ struct BoundedMailboxTests {
     func blockProducer() async {
         let bus = EventBus(label: #function)
         let receiver = Blocking(bus: bus)
-        bus.queue(Item(value: 0))
-        await receiver.gate.waitUntilEntered()
-        let dispatched = Atomic<Int>(0)
-        async let producer: Void = coreOnThreads(1) { _ in
-            for value in 1...50 {
-                bus.queue(Item(value: value))
-                dispatched.add(1, ordering: .relaxed)
-            }
-        }
-        // The producer fills the two free places, then waits at the third.
-        #expect(await coreEventually { dispatched.load(ordering: .relaxed) == 2 && receiver.pendingEventCount == 3 })
+        let producer = await startProducerAgainstFullMailbox(bus, receiver, sending: 1...50)
         #expect(receiver.pendingEventCount == 3)
         receiver.gate.open()
-        await producer
+        await producer.value
         await bus.drain()
         #expect(receiver.seen.values == Array(0...50))
         #expect(bus.statistics.dropped == 0)
@@ -178,22 +168,33 @@ struct BoundedMailboxTests {
     func shutdownReleasesProducers() async {
         let bus = EventBus(label: #function)
         let receiver = Blocking(bus: bus)
-        bus.queue(Item(value: 0))
-        await receiver.gate.waitUntilEntered()
-        let dispatched = Atomic<Int>(0)
-        async let producer: Void = coreOnThreads(1) { _ in
-            for value in 1...5 {
-                bus.queue(Item(value: value))
-                dispatched.add(1, ordering: .relaxed)
-            }
-        }
-        #expect(await coreEventually { dispatched.load(ordering: .relaxed) == 2 && receiver.pendingEventCount == 3 })
+        let producer = await startProducerAgainstFullMailbox(bus, receiver, sending: 1...5)
         await bus.shutdown(immediately: true)
-        await producer
+        await producer.value
         receiver.gate.open()
         receiver.cancel()
         let stats = bus.statistics
         #expect(receiver.seen.values == [0])
         #expect(stats.delivered + stats.discarded + stats.rejected == 6)
+    }
+
+    /// Holds `receiver` busy with event 0, then queues `values` from a plain thread; returns once
+    /// that producer has filled the two free places and is blocked at the third.
+    private func startProducerAgainstFullMailbox(
+        _ bus: EventBus, _ receiver: Blocking, sending values: ClosedRange<Int>
+    ) async -> Task<Void, Never> {
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        let dispatched = CoreCounter()
+        let producer = Task {
+            await coreOnThreads(1) { _ in
+                for value in values {
+                    bus.queue(Item(value: value))
+                    dispatched.increment()
+                }
+            }
+        }
+        #expect(await coreEventually { dispatched.count == 2 && receiver.pendingEventCount == 3 })
+        return producer
     }
 }
