@@ -57,15 +57,17 @@ struct MailboxLanesTests {
         #expect(state.enqueue(fixture.entry()) == .wake)
         #expect(state.enqueue(fixture.entry()) == .none, "already scheduled: no second wake")
         var batch = _MailboxLanes<_MailboxEntry>()
+        var holds = _SubscriptionHolds()
         var barriers: [@Sendable () -> Void] = []
-        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .batch)
+        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .batch)
         #expect(batch.count == 2 && state.inProgress == 2)
         #expect(state.enqueue(fixture.entry()) == .none, "arrives during the batch: waits for the next turn")
         batch.removeAll()
-        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .batch)
+        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .batch)
         batch.removeAll()
-        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: false) == .empty, "still scheduled")
-        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .idle)
+        #expect(
+            state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: false) == .empty, "still scheduled")
+        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .idle)
         #expect(!state.isScheduled)
         #expect(state.enqueue(fixture.entry()) == .wake, "idle again: the next producer wakes it")
     }
@@ -78,8 +80,9 @@ struct MailboxLanesTests {
         #expect(state.enqueue(fixture.entry()) == .wake)
         #expect(state.addBarrier({}) == .none)
         var batch = _MailboxLanes<_MailboxEntry>()
+        var holds = _SubscriptionHolds()
         var barriers: [@Sendable () -> Void] = []
-        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .batch)
+        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .batch)
         #expect(batch.count == 1 && barriers.count == 1, "the barrier travels with the batch it follows")
     }
 
@@ -93,17 +96,18 @@ struct MailboxLanesTests {
         #expect(discarded == 3 && released.count == 1)
         #expect(state.enqueue(fixture.entry()) == .rejected)
         var batch = _MailboxLanes<_MailboxEntry>()
+        var holds = _SubscriptionHolds()
         var barriers: [@Sendable () -> Void] = []
-        #expect(state.take(into: &batch, barriers: &barriers, mayIdle: true) == .finished)
+        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .finished)
 
         var draining = _MailboxState()
         _ = draining.enqueue(fixture.entry())
         #expect(draining.closeAfterDraining() == .none, "already scheduled by the enqueue")
         #expect(draining.enqueue(fixture.entry()) == .rejected)
-        #expect(draining.take(into: &batch, barriers: &barriers, mayIdle: true) == .batch)
+        #expect(draining.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .batch)
         #expect(batch.count == 1)
         batch.removeAll()
-        #expect(draining.take(into: &batch, barriers: &barriers, mayIdle: true) == .finished)
+        #expect(draining.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .finished)
     }
 
     private func order<Entry>(of lanes: _MailboxLanes<Entry>) -> [Entry] {

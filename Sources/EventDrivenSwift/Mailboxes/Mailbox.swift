@@ -33,7 +33,15 @@ final class _Mailbox: Sendable {
     @discardableResult
     func enqueue(_ entry: consuming _MailboxEntry) -> Bool {
         var slot: _MailboxEntry? = consume entry
-        switch state.withLock({ $0.enqueue(taking: &slot) }) {
+        let action = state.withLock { $0.enqueue(taking: &slot) }
+        return action == .none || finishEnqueue(action, leftover: &slot)
+    }
+
+    /// Does what an enqueue left to do once the lock is released: wake the drainer, or account
+    /// for the entry still in `slot` (a closed or full mailbox).
+    /// - Returns: `false` when the entry was not accepted.
+    func finishEnqueue(_ action: _MailboxState.EnqueueAction, leftover slot: inout _MailboxEntry?) -> Bool {
+        switch action {
         case .none: return true
         case .wake:
             executor.wake(self)
@@ -116,7 +124,8 @@ final class _Mailbox: Sendable {
     func runBatch(mayIdle: Bool) -> Step {
         let buffers = drainer
         let (taken, producersToWake) = state.withLock { state in
-            let taken = state.take(into: &buffers.batch, barriers: &buffers.barriers, mayIdle: mayIdle)
+            let taken = state.take(
+                into: &buffers.batch, holds: &buffers.holds, barriers: &buffers.barriers, mayIdle: mayIdle)
             defer { state.producersToWake = 0 }
             return (taken, state.producersToWake)
         }
@@ -135,7 +144,7 @@ final class _Mailbox: Sendable {
         let isOpen = { !self.isClosed.load(ordering: .relaxed) }
         buffers.batch.removeEachInOrder(while: isOpen) { entry in
             buffers.position += 1
-            let outcome = entry.subscription.deliver(entry.envelope)
+            let outcome = entry.deliver()
             tally.record(outcome)
             if outcome != .delivered { counters.noteUndelivered(outcome, entry.envelope) }
         }
@@ -147,6 +156,7 @@ final class _Mailbox: Sendable {
         }
         counters.record(tally)
         buffers.batch.removeAll()
+        buffers.holds.removeAll()
         let barriers = buffers.barriers
         buffers.barriers.removeAll(keepingCapacity: true)
         for barrier in barriers { barrier() }
@@ -186,6 +196,7 @@ final class _Mailbox: Sendable {
 // @unchecked Sendable: used only by the single active drainer, handed over under the mailbox lock
 private final class _DrainerBuffers: @unchecked Sendable {
     var batch = _MailboxLanes<_MailboxEntry>()
+    var holds = _SubscriptionHolds()
     var barriers: [@Sendable () -> Void] = []
     var lastDiscarded = 0
     var batchCount = 0

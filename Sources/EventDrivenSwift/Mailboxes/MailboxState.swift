@@ -13,6 +13,8 @@ struct _MailboxState {
     }
 
     var pending = _MailboxLanes<_MailboxEntry>()
+    /// Keeps the subscriptions of the pending entries alive (entries hold theirs unretained).
+    var holds = _SubscriptionHolds()
     /// Callbacks that run once every entry enqueued before them has been handled.
     var barriers: [@Sendable () -> Void] = []
     /// `true` while a drain is requested or running; a producer wakes the drainer only when
@@ -61,6 +63,7 @@ struct _MailboxState {
     mutating func append(_ entry: consuming _MailboxEntry) -> EnqueueAction {
         let method = entry.envelope.metadata.method
         let priority = entry.envelope.metadata.priority
+        holds.hold(subscriptionOf: entry)
         pending.append(entry, method: method, priority: priority)
         return scheduleIfIdle()
     }
@@ -96,9 +99,11 @@ struct _MailboxState {
         case finished
     }
 
-    /// Moves everything pending into `batch` and `batchBarriers` (which must be empty).
+    /// Moves everything pending into `batch`, `batchHolds` and `batchBarriers` (which must be
+    /// empty). The drainer keeps `batchHolds` until it has handled the batch.
     mutating func take(
         into batch: inout _MailboxLanes<_MailboxEntry>,
+        holds batchHolds: inout _SubscriptionHolds,
         barriers batchBarriers: inout [@Sendable () -> Void],
         mayIdle: Bool
     ) -> TakeResult {
@@ -114,6 +119,7 @@ struct _MailboxState {
             return .idle
         }
         swap(&pending, &batch)
+        swap(&holds, &batchHolds)
         swap(&barriers, &batchBarriers)
         inProgress = batch.count
         if blockedProducers > 0 {
@@ -128,6 +134,7 @@ struct _MailboxState {
         lifecycle = .closed
         let discarded = pending.count
         pending.removeAll()
+        holds.removeAll()
         let released = barriers
         barriers = []
         return (discarded, released)
