@@ -12,7 +12,7 @@ extension EventBus {
     ) {
         dispatch(
             _ChannelMessage(message: message), toChannel: channel.identity,
-            metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: .now(), scheduledTime: nil))
+            metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil))
     }
 
     /// Signals `channel`, a channel whose messages carry no data.

@@ -48,7 +48,8 @@ extension EventBus {
                 dispatch(
                     DidConsumeEvent(consumer: consumer, event: event),
                     metadata: EventMetadata(
-                        priority: metadata.priority, method: metadata.method, dispatchTime: .now(), scheduledTime: nil))
+                        priority: metadata.priority, method: metadata.method, dispatchTime: ._eventNow,
+                        scheduledTime: nil))
             }
         }
         if consumed > 0 { counters.delivered.add(consumed, ordering: .relaxed) }

@@ -15,7 +15,8 @@ extension EventBus {
     /// ```
     public func dispatchNow<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
         dispatch(
-            event, metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: .now(), scheduledTime: nil)
+            event,
+            metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil)
         )
     }
 }

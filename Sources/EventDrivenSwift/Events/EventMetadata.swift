@@ -13,7 +13,7 @@ public struct EventMetadata: Sendable, Equatable {
 
     /// How long ago the event was dispatched, in nanoseconds.
     public var age: UInt64 {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = DispatchTime._eventNow.uptimeNanoseconds
         let then = dispatchTime.uptimeNanoseconds
         return now > then ? now - then : 0
     }

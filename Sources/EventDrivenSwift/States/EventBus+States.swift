@@ -129,7 +129,7 @@ extension EventBus {
     private func stateEnvelope<Value: Equatable & Sendable>(_ value: Value, version: UInt64) -> _EventEnvelope {
         _EventEnvelope(
             event: _StateChange(value: value, version: version),
-            metadata: EventMetadata(priority: .normal, method: .queue, dispatchTime: .now(), scheduledTime: nil),
+            metadata: EventMetadata(priority: .normal, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil),
             sequence: 0)
     }
 }
