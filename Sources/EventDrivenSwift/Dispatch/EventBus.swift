@@ -63,12 +63,18 @@ public final class EventBus: Sendable {
     /// Dispatches `event` with the given method and priority and returns at once.
     public func dispatch<E: Eventable>(_ event: E, method: EventDispatchMethod, priority: EventPriority = .normal) {
         dispatch(
-            event, metadata: EventMetadata(priority: priority, method: method, dispatchTime: .now(), scheduledTime: nil)
+            event,
+            metadata: EventMetadata(priority: priority, method: method, dispatchTime: ._eventNow, scheduledTime: nil)
         )
     }
 
     /// The dispatch path: route by exact type, number the event if a latest-only listener
     /// wants that, and hand it to every subscriber.
+    ///
+    /// A route with one subscriber on an unbounded mailbox (the common case) is served while the
+    /// registry lock is held: the route is borrowed, not retained, and the entry is appended
+    /// under the mailbox's own lock nested inside (the only nesting of the two, so it cannot
+    /// deadlock). Anything else leaves the registry lock with the route and delivers from there.
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata) {
         let key = _routingKey(of: event)
         guard !isShutDownFlag.load(ordering: .relaxed) else {
@@ -76,10 +82,36 @@ public final class EventBus: Sendable {
             report(.busShutDown(bus: label, eventType: String(reflecting: type(of: event))))
             return
         }
-        let route = registry.withLock({ $0.routes[key] })
         // Consumers run first, on this thread; the check is one relaxed load while there are none.
-        if offerToConsumers(event, type: key, metadata: metadata) && route == nil { return }
-        deliver(event, metadata: metadata, route: route)
+        let consumed = offerToConsumers(event, type: key, metadata: metadata)
+        var leftover: _MailboxEntry?
+        let step = registry.withLock { registry -> _DispatchStep in
+            registry.routes.withRoute(key) { route -> _DispatchStep in
+                guard let (subscription, mailbox) = route.soleMailboxSubscriber else { return .deliver(route) }
+                return subscription._withUnsafeGuaranteedRef { subscription in
+                    mailbox._withUnsafeGuaranteedRef { mailbox in
+                        var slot: _MailboxEntry? = _MailboxEntry(
+                            envelope: _EventEnvelope(
+                                event: event, metadata: metadata, sequence: route.latest?.advance() ?? 0),
+                            subscription: subscription)
+                        let action = mailbox.state.withLock { $0.enqueue(taking: &slot) }
+                        if action == .none { return .done }
+                        leftover = slot.take()
+                        return .finish(mailbox, action)
+                    }
+                }
+            } ?? .noRoute
+        }
+        switch step {
+        case .done:
+            return
+        case .finish(let mailbox, let action):
+            _ = mailbox.finishEnqueue(action, leftover: &leftover)
+        case .deliver(let route):
+            deliver(event, metadata: metadata, route: route)
+        case .noRoute:
+            if !consumed { deliver(event, metadata: metadata, route: nil) }
+        }
     }
 
     /// Dispatches `message` to the subscribers of one labelled or keyed channel.
@@ -308,6 +340,18 @@ public final class EventBus: Sendable {
 }
 
 extension EventBus: _SubscriptionRegistrar {}
+
+/// What a dispatch does once it has left the registry lock.
+enum _DispatchStep {
+    /// The entry is in its mailbox; nothing is left to do.
+    case done
+    /// The entry reached its mailbox, which must be woken, or was refused and must be accounted for.
+    case finish(_Mailbox, _MailboxState.EnqueueAction)
+    /// Deliver to every subscriber of the route.
+    case deliver(_Route)
+    /// Nobody listens for the type.
+    case noRoute
+}
 
 /// The mailboxes a bus creates for itself on first use.
 struct _SharedMailboxes {

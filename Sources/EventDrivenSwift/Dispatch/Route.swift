@@ -4,10 +4,21 @@ final class _Route: Sendable {
     let subscriptions: [_Subscription]
     /// Present while any subscriber is `.latestOnly`; dispatch then numbers the events.
     let latest: _LatestTracker?
+    /// The only subscription and its mailbox, when the route has one subscription and it
+    /// delivers into an unbounded mailbox: dispatch then appends to that mailbox while the
+    /// registry lock keeps the route alive, without retaining anything per event.
+    ///
+    /// Unretained: `subscriptions` holds the subscription, and the subscription its mailbox.
+    let soleMailboxSubscriber: (subscription: Unmanaged<_Subscription>, mailbox: Unmanaged<_Mailbox>)?
 
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
         self.latest = latest
+        if subscriptions.count == 1, let mailbox = subscriptions[0].mailbox, mailbox.limit == nil {
+            soleMailboxSubscriber = (.passUnretained(subscriptions[0]), .passUnretained(mailbox))
+        } else {
+            soleMailboxSubscriber = nil
+        }
     }
 }
 

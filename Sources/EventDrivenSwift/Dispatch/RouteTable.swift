@@ -1,30 +1,126 @@
 /// The routes of plain events, by the `ObjectIdentifier` of their type.
 ///
-/// A dictionary whose key hashes the type's metadata address with one multiply instead of
-/// SipHash: every dispatch looks its route up here, and type addresses are unique and never
-/// chosen by an attacker, so a keyed hash buys nothing.
-struct _RouteTable {
-    private var storage: [_TypeKey: _Route] = [:]
+/// An open-addressing table (linear probing, at most half full) keyed by the address of the
+/// type's metadata, hashed with one multiply: every dispatch looks its route up here, and type
+/// addresses are unique and never chosen by an attacker, so a keyed hash buys nothing.
+///
+/// The table holds one strong reference per route. ``withRoute(_:_:)`` lends a route to its
+/// body without retaining it, which is safe while the registry's lock is held: only a mutation,
+/// which takes the same lock, releases a route.
+final class _RouteTable {
+    /// Type addresses; `0` marks an empty slot.
+    private var keys: UnsafeMutablePointer<UInt>
+    private var routes: UnsafeMutablePointer<Unmanaged<_Route>?>
+    /// A power of two.
+    private var capacity: Int
+    private(set) var count = 0
 
-    subscript(key: ObjectIdentifier) -> _Route? {
-        get { storage[_TypeKey(key)] }
-        set { storage[_TypeKey(key)] = newValue }
+    init() {
+        capacity = 16
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: 0, count: capacity)
+        routes = .allocate(capacity: capacity)
+        routes.initialize(repeating: nil, count: capacity)
     }
 
-    var values: Dictionary<_TypeKey, _Route>.Values { storage.values }
-}
+    deinit {
+        for slot in 0..<capacity where keys[slot] != 0 { routes[slot]?.release() }
+        keys.deallocate()
+        routes.deallocate()
+    }
 
-/// An event type as a dictionary key, with a cheap hash.
-struct _TypeKey: Hashable {
-    let id: ObjectIdentifier
+    /// The route of `key`, retained for the caller.
+    subscript(key: ObjectIdentifier) -> _Route? {
+        get { withRoute(key) { $0 } }
+        set {
+            if let newValue { insert(newValue, for: UInt(bitPattern: key)) } else { remove(UInt(bitPattern: key)) }
+        }
+    }
 
-    init(_ id: ObjectIdentifier) { self.id = id }
+    /// Calls `body` with the route of `key` without retaining it; `nil` when there is none.
+    @inline(__always)
+    func withRoute<Result>(_ key: ObjectIdentifier, _ body: (_Route) -> Result) -> Result? {
+        let raw = UInt(bitPattern: key)
+        var slot = home(of: raw)
+        while true {
+            let found = keys[slot]
+            if found == raw { return routes[slot].unsafelyUnwrapped._withUnsafeGuaranteedRef(body) }
+            if found == 0 { return nil }
+            slot = (slot &+ 1) & (capacity &- 1)
+        }
+    }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    /// Every route.
+    var values: [_Route] {
+        (0..<capacity).compactMap { keys[$0] != 0 ? routes[$0]?.takeUnretainedValue() : nil }
+    }
 
-    /// Fibonacci hashing of the address, folded so that the low bits the dictionary uses vary.
-    func _rawHashValue(seed: Int) -> Int {
-        let mixed = (UInt(bitPattern: id) ^ UInt(bitPattern: seed)) &* 0x9E37_79B9_7F4A_7C15
-        return Int(bitPattern: mixed ^ (mixed >> 32))
+    /// Fibonacci hashing of the address: the top bits of the product pick the slot.
+    @inline(__always)
+    private func home(of raw: UInt) -> Int {
+        Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - capacity.trailingZeroBitCount))
+    }
+
+    private func insert(_ route: _Route, for raw: UInt) {
+        var slot = home(of: raw)
+        while keys[slot] != 0 {
+            if keys[slot] == raw {
+                let old = routes[slot]
+                routes[slot] = .passRetained(route)
+                old?.release()
+                return
+            }
+            slot = (slot + 1) & (capacity - 1)
+        }
+        keys[slot] = raw
+        routes[slot] = .passRetained(route)
+        count += 1
+        if count * 2 > capacity { grow() }
+    }
+
+    /// Removes `raw`, then shifts later entries of its probe run back so that no lookup stops
+    /// early at the emptied slot.
+    private func remove(_ raw: UInt) {
+        var slot = home(of: raw)
+        while keys[slot] != raw {
+            if keys[slot] == 0 { return }
+            slot = (slot + 1) & (capacity - 1)
+        }
+        routes[slot]?.release()
+        var hole = slot
+        var next = (hole + 1) & (capacity - 1)
+        while keys[next] != 0 {
+            let wanted = home(of: keys[next])
+            // Move `next` into the hole unless its home lies cyclically in (hole, next].
+            let stays = hole <= next ? (hole < wanted && wanted <= next) : (hole < wanted || wanted <= next)
+            if !stays {
+                keys[hole] = keys[next]
+                routes[hole] = routes[next]
+                hole = next
+            }
+            next = (next + 1) & (capacity - 1)
+        }
+        keys[hole] = 0
+        routes[hole] = nil
+        count -= 1
+    }
+
+    private func grow() {
+        let oldKeys = keys
+        let oldRoutes = routes
+        let oldCapacity = capacity
+        capacity *= 2
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: 0, count: capacity)
+        routes = .allocate(capacity: capacity)
+        routes.initialize(repeating: nil, count: capacity)
+        for slot in 0..<oldCapacity where oldKeys[slot] != 0 {
+            var target = home(of: oldKeys[slot])
+            while keys[target] != 0 { target = (target + 1) & (capacity - 1) }
+            keys[target] = oldKeys[slot]
+            routes[target] = oldRoutes[slot]
+        }
+        oldKeys.deallocate()
+        oldRoutes.deallocate()
     }
 }
