@@ -186,6 +186,9 @@ final class _Mailbox: Sendable {
     /// stopped, or by the drainer's own thread.
     var discardedFromLastBatch: Int { drainer.lastDiscarded }
 
+    /// How many events the last batch held. Read only by the drainer's own thread.
+    var lastBatchCount: Int { drainer.batchCount }
+
     /// How many events of the batch in progress come after the one being handled. Read only by
     /// the drainer's own thread, from inside a handler.
     var remainingInCurrentBatch: Int { drainer.batchCount - drainer.position }
