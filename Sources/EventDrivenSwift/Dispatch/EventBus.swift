@@ -71,10 +71,8 @@ public final class EventBus: Sendable {
     /// The dispatch path: route by exact type, number the event if a latest-only listener
     /// wants that, and hand it to every subscriber.
     ///
-    /// A route with one subscriber on an unbounded mailbox (the common case) is served while the
-    /// registry lock is held: the route is borrowed, not retained, and the entry is appended
-    /// under the mailbox's own lock nested inside (the only nesting of the two, so it cannot
-    /// deadlock). Anything else leaves the registry lock with the route and delivers from there.
+    /// Only this entry point is generic: it boxes the event into an envelope once, and the rest
+    /// of the path is plain code that the compiler optimizes without knowing `E`.
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata) {
         let key = _routingKey(of: event)
         guard !isShutDownFlag.load(ordering: .relaxed) else {
@@ -84,33 +82,38 @@ public final class EventBus: Sendable {
         }
         // Consumers run first, on this thread; the check is one relaxed load while there are none.
         let consumed = offerToConsumers(event, type: key, metadata: metadata)
-        var leftover: _MailboxEntry?
-        let step = registry.withLock { registry -> _DispatchStep in
-            registry.routes.withRoute(key) { route -> _DispatchStep in
-                guard let (subscription, mailbox) = route.soleMailboxSubscriber else { return .deliver(route) }
-                return subscription._withUnsafeGuaranteedRef { subscription in
-                    mailbox._withUnsafeGuaranteedRef { mailbox in
-                        var slot: _MailboxEntry? = _MailboxEntry(
-                            envelope: _EventEnvelope(
-                                event: event, metadata: metadata, sequence: route.latest?.advance() ?? 0),
-                            subscription: subscription)
-                        let action = mailbox.state.withLock { $0.enqueue(taking: &slot) }
-                        if action == .none { return .done }
-                        leftover = slot.take()
-                        return .finish(mailbox, action)
-                    }
+        route(_EventEnvelope(event: event, metadata: metadata), key: key, consumed: consumed)
+    }
+
+    /// Hands `envelope` to the subscribers of `key`.
+    ///
+    /// A route whose subscribers all have unbounded mailboxes (the common case) is served while
+    /// the registry lock is held: the route is borrowed, not retained, and each entry is appended
+    /// under its mailbox's own lock nested inside (the only nesting of the two, so it cannot
+    /// deadlock). Wakes and refusals are finished after the lock is released. Any other route
+    /// leaves the lock retained and delivers from there.
+    private func route(_ envelope: consuming _EventEnvelope, key: ObjectIdentifier, consumed: Bool) {
+        var followUps: [_EnqueueFollowUp] = []
+        var outcome = _RouteLookup.missing
+        registry.withLock { registry in
+            _ = registry.routes.withRoute(key) { borrowed in
+                guard let subscribers = borrowed.mailboxSubscribers else {
+                    outcome = .found(.passRetained(borrowed))
+                    return
                 }
-            } ?? .noRoute
+                var entry = copy envelope
+                if let latest = borrowed.latest { entry.sequence = latest.advance() }
+                subscribers.enqueue(entry, followUps: &followUps)
+                outcome = .served
+            }
         }
-        switch step {
-        case .done:
-            return
-        case .finish(let mailbox, let action):
-            _ = mailbox.finishEnqueue(action, leftover: &leftover)
-        case .deliver(let route):
-            deliver(event, metadata: metadata, route: route)
-        case .noRoute:
-            if !consumed { deliver(event, metadata: metadata, route: nil) }
+        switch outcome {
+        case .served:
+            if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
+        case .found(let route):
+            deliver(envelope, route: route.takeRetainedValue())
+        case .missing:
+            if !consumed { deliver(envelope, route: nil) }
         }
     }
 
@@ -121,26 +124,23 @@ public final class EventBus: Sendable {
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
             return
         }
-        deliver(message, metadata: metadata, route: registry.withLock({ $0.channels[channel] }))
+        deliver(_EventEnvelope(event: message, metadata: metadata), route: registry.withLock({ $0.channels[channel] }))
     }
 
-    @inline(__always)
-    private func deliver<E: Eventable>(_ event: E, metadata: EventMetadata, route: _Route?) {
+    /// Hands `envelope` to every subscription of `route`, outside the registry lock.
+    private func deliver(_ envelope: consuming _EventEnvelope, route: _Route?) {
         guard let route else {
             counters.undelivered.add(1, ordering: .relaxed)
-            if counters.deadLetters.isObserved {
-                counters.deadLetters.post(DeadLetter(event: event, metadata: metadata, reason: .undelivered))
-            }
+            if counters.deadLetters.isObserved { counters.deadLetters.post(envelope, reason: .undelivered) }
             return
         }
-        let envelope = _EventEnvelope(event: event, metadata: metadata, sequence: route.latest?.advance() ?? 0)
-        if metadata.method == .stack && route.subscriptions.count > 1 {
+        if let latest = route.latest { envelope.sequence = latest.advance() }
+        if envelope.metadata.method == .stack && route.subscriptions.count > 1 {
             deliverStacked(envelope, to: route.subscriptions)
             return
         }
         let subscriptions = route.subscriptions
-        // One receiver with a mailbox (the common case): the envelope moves into its entry
-        // instead of being copied.
+        // One receiver with a mailbox: the envelope moves into its entry instead of being copied.
         if subscriptions.count == 1, let mailbox = subscriptions[0].mailbox {
             mailbox.enqueue(_MailboxEntry(envelope: consume envelope, subscription: subscriptions[0]))
             return
@@ -341,16 +341,14 @@ public final class EventBus: Sendable {
 
 extension EventBus: _SubscriptionRegistrar {}
 
-/// What a dispatch does once it has left the registry lock.
-enum _DispatchStep {
-    /// The entry is in its mailbox; nothing is left to do.
-    case done
-    /// The entry reached its mailbox, which must be woken, or was refused and must be accounted for.
-    case finish(_Mailbox, _MailboxState.EnqueueAction)
-    /// Deliver to every subscriber of the route.
-    case deliver(_Route)
+/// What a dispatch found in the registry.
+private enum _RouteLookup {
     /// Nobody listens for the type.
-    case noRoute
+    case missing
+    /// Every subscriber's mailbox has the event.
+    case served
+    /// The route, retained, to deliver to outside the registry lock.
+    case found(Unmanaged<_Route>)
 }
 
 /// The mailboxes a bus creates for itself on first use.

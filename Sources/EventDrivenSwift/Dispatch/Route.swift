@@ -4,21 +4,21 @@ final class _Route: Sendable {
     let subscriptions: [_Subscription]
     /// Present while any subscriber is `.latestOnly`; dispatch then numbers the events.
     let latest: _LatestTracker?
-    /// The only subscription and its mailbox, when the route has one subscription and it
-    /// delivers into an unbounded mailbox: dispatch then appends to that mailbox while the
+    /// The subscriptions as mailbox subscribers, when every one of them delivers into an
+    /// unbounded mailbox (the common case): dispatch then appends to those mailboxes while the
     /// registry lock keeps the route alive, without retaining anything per event.
-    ///
-    /// Unretained: `subscriptions` holds the subscription, and the subscription its mailbox.
-    let soleMailboxSubscriber: (subscription: Unmanaged<_Subscription>, mailbox: Unmanaged<_Mailbox>)?
+    let mailboxSubscribers: [_MailboxSubscriber]?
 
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
         self.latest = latest
-        if subscriptions.count == 1, let mailbox = subscriptions[0].mailbox, mailbox.limit == nil {
-            soleMailboxSubscriber = (.passUnretained(subscriptions[0]), .passUnretained(mailbox))
-        } else {
-            soleMailboxSubscriber = nil
+        var mailboxSubscribers: [_MailboxSubscriber] = []
+        for subscription in subscriptions {
+            guard let mailbox = subscription.mailbox, mailbox.limit == nil else { break }
+            mailboxSubscribers.append(
+                _MailboxSubscriber(subscription: .passUnretained(subscription), mailbox: .passUnretained(mailbox)))
         }
+        self.mailboxSubscribers = mailboxSubscribers.count == subscriptions.count ? mailboxSubscribers : nil
     }
 }
 

@@ -6,5 +6,5 @@ struct _EventEnvelope: Sendable {
     let metadata: EventMetadata
     /// The event's place among the events of its type on its bus, for `.latestOnly`;
     /// 0 when no latest-only listener was registered at dispatch.
-    let sequence: UInt64
+    var sequence: UInt64 = 0
 }

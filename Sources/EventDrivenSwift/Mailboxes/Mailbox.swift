@@ -29,8 +29,10 @@ final class _Mailbox: Sendable {
 
     /// Appends `entry`; returns `false` when the mailbox no longer accepts events.
     ///
-    /// The entry is moved into the lane under the lock, not copied.
+    /// The entry is moved into the lane under the lock, not copied. Kept out of line: inlined
+    /// into the dispatch loop it makes the synchronous path around it slower.
     @discardableResult
+    @inline(never)
     func enqueue(_ entry: consuming _MailboxEntry) -> Bool {
         var slot: _MailboxEntry? = consume entry
         let action = state.withLock { $0.enqueue(taking: &slot) }
@@ -157,6 +159,8 @@ final class _Mailbox: Sendable {
         counters.record(tally)
         buffers.batch.removeAll()
         buffers.holds.removeAll()
+        // The batch is done: `load` must not count it while the drainer waits before its next take.
+        state.withLock { $0.inProgress = 0 }
         let barriers = buffers.barriers
         buffers.barriers.removeAll(keepingCapacity: true)
         for barrier in barriers { barrier() }
