@@ -135,6 +135,10 @@ public final class EventBus: Sendable {
             return
         }
         if let latest = route.latest { envelope.sequence = latest.advance() }
+        if route.isSynchronous {
+            deliverSynchronously(envelope, to: route)
+            return
+        }
         if envelope.metadata.method == .stack && route.subscriptions.count > 1 {
             deliverStacked(envelope, to: route.subscriptions)
             return
@@ -148,6 +152,16 @@ public final class EventBus: Sendable {
         for subscription in subscriptions {
             subscription.send(envelope, counters: counters, tasks: tasks)
         }
+    }
+
+    /// Runs every handler of a route whose subscriptions are all synchronous, in registration
+    /// order (stacked or queued alike), and counts the outcomes once.
+    private func deliverSynchronously(_ envelope: borrowing _EventEnvelope, to route: _Route) {
+        var tally = _DeliveryTally()
+        for index in route.subscriptions.indices {
+            tally.record(route.subscriptions[index].deliver(envelope))
+        }
+        counters.record(tally)
     }
 
     /// A receiver runs its stacked entries newest first, so the lane entries of one stacked event

@@ -8,6 +8,8 @@ final class _Route: Sendable {
     /// unbounded mailbox (the common case): dispatch then appends to those mailboxes while the
     /// registry lock keeps the route alive, without retaining anything per event.
     let mailboxSubscribers: [_MailboxSubscriber]?
+    /// `true` when every subscription runs its handler on the dispatching thread.
+    let isSynchronous: Bool
 
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
@@ -19,6 +21,10 @@ final class _Route: Sendable {
                 _MailboxSubscriber(subscription: .passUnretained(subscription), mailbox: .passUnretained(mailbox)))
         }
         self.mailboxSubscribers = mailboxSubscribers.count == subscriptions.count ? mailboxSubscribers : nil
+        self.isSynchronous = subscriptions.allSatisfy {
+            if case .synchronous = $0.target { return true }
+            return false
+        }
     }
 }
 
