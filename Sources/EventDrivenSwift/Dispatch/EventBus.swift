@@ -71,8 +71,9 @@ public final class EventBus: Sendable {
     /// The dispatch path: route by exact type, number the event if a latest-only listener
     /// wants that, and hand it to every subscriber.
     ///
-    /// Only this entry point is generic: it boxes the event into an envelope once, and the rest
-    /// of the path is plain code that the compiler optimizes without knowing `E`.
+    /// Only this entry point is generic: routing and delivery are plain code that the compiler
+    /// optimizes without knowing `E`, and the event is boxed into an envelope once, where it is
+    /// needed.
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata) {
         let key = _routingKey(of: event)
         guard !isShutDownFlag.load(ordering: .relaxed) else {
@@ -82,38 +83,38 @@ public final class EventBus: Sendable {
         }
         // Consumers run first, on this thread; the check is one relaxed load while there are none.
         let consumed = offerToConsumers(event, type: key, metadata: metadata)
-        route(_EventEnvelope(event: event, metadata: metadata), key: key, consumed: consumed)
+        route(key: key, consumed: consumed) { sequence in
+            _EventEnvelope(event: event, metadata: metadata, sequence: sequence)
+        }
     }
 
-    /// Hands `envelope` to the subscribers of `key`.
+    /// Hands the event to the subscribers of `key`; `makeEnvelope` boxes it, given its sequence
+    /// number, once the route is known.
     ///
     /// A route whose subscribers all have unbounded mailboxes (the common case) is served while
     /// the registry lock is held: the route is borrowed, not retained, and each entry is appended
     /// under its mailbox's own lock nested inside (the only nesting of the two, so it cannot
     /// deadlock). Wakes and refusals are finished after the lock is released. Any other route
     /// leaves the lock retained and delivers from there.
-    private func route(_ envelope: consuming _EventEnvelope, key: ObjectIdentifier, consumed: Bool) {
+    private func route(key: ObjectIdentifier, consumed: Bool, makeEnvelope: (UInt64) -> _EventEnvelope) {
         var followUps: [_EnqueueFollowUp] = []
-        var outcome = _RouteLookup.missing
-        registry.withLock { registry in
-            _ = registry.routes.withRoute(key) { borrowed in
+        var found: Unmanaged<_Route>?
+        let served = registry.withLock { registry in
+            registry.routes.withRoute(key) { borrowed -> Bool in
                 guard let subscribers = borrowed.mailboxSubscribers else {
-                    outcome = .found(.passRetained(borrowed))
-                    return
+                    found = .passRetained(borrowed)
+                    return false
                 }
-                var entry = copy envelope
-                if let latest = borrowed.latest { entry.sequence = latest.advance() }
-                subscribers.enqueue(entry, followUps: &followUps)
-                outcome = .served
-            }
+                subscribers.enqueue(makeEnvelope(borrowed.latest?.advance() ?? 0), followUps: &followUps)
+                return true
+            } ?? false
         }
-        switch outcome {
-        case .served:
+        if served {
             if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
-        case .found(let route):
-            deliver(envelope, route: route.takeRetainedValue())
-        case .missing:
-            if !consumed { deliver(envelope, route: nil) }
+        } else if let found {
+            deliver(makeEnvelope(0), route: found.takeRetainedValue())
+        } else if !consumed {
+            deliver(makeEnvelope(0), route: nil)
         }
     }
 
@@ -354,16 +355,6 @@ public final class EventBus: Sendable {
 }
 
 extension EventBus: _SubscriptionRegistrar {}
-
-/// What a dispatch found in the registry.
-private enum _RouteLookup {
-    /// Nobody listens for the type.
-    case missing
-    /// Every subscriber's mailbox has the event.
-    case served
-    /// The route, retained, to deliver to outside the registry lock.
-    case found(Unmanaged<_Route>)
-}
 
 /// The mailboxes a bus creates for itself on first use.
 struct _SharedMailboxes {

@@ -10,14 +10,11 @@ struct _MailboxSubscriber: Sendable {
     /// (a wake, a refused entry) goes to `followUps`.
     @inline(__always)
     func enqueue(_ envelope: consuming _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
-        var envelopeSlot: _EventEnvelope? = consume envelope
-        subscription._withUnsafeGuaranteedRef { subscription in
-            mailbox._withUnsafeGuaranteedRef { mailbox in
-                var slot: _MailboxEntry? = _MailboxEntry(envelope: envelopeSlot.take()!, subscription: subscription)
-                let action = mailbox.state.withLock { $0.enqueue(taking: &slot) }
-                if action != .none {
-                    followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: action, entry: slot.take()))
-                }
+        var slot: _MailboxEntry? = _MailboxEntry(envelope: envelope, unretainedSubscription: subscription)
+        mailbox._withUnsafeGuaranteedRef { mailbox in
+            let action = mailbox.state.withLock { $0.enqueue(taking: &slot) }
+            if action != .none {
+                followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: action, entry: slot.take()))
             }
         }
     }

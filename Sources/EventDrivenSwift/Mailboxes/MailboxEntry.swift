@@ -15,6 +15,13 @@ struct _MailboxEntry: Sendable {
         self.unretainedSubscription = .passUnretained(subscription)
     }
 
+    /// An entry for the subscription `subscription` refers to; whoever stores the entry must
+    /// keep that subscription alive.
+    init(envelope: consuming _EventEnvelope, unretainedSubscription subscription: Unmanaged<_Subscription>) {
+        self.envelope = envelope
+        self.unretainedSubscription = subscription
+    }
+
     /// The subscription's address, to compare entries without touching its reference count.
     var subscriptionAddress: UnsafeMutableRawPointer { unretainedSubscription.toOpaque() }
 
