@@ -24,7 +24,7 @@ public final class EventBus: Sendable {
     /// Where the bus logs misuse and errors.
     public let logger: Logger
 
-    let registry = LockedValue(_Registry())
+    let registry = _SpinLockedValue(_Registry())
     let counters = _BusCounters()
     let tasks = _TaskTracker()
     private let isShutDownFlag = Atomic<Bool>(false)

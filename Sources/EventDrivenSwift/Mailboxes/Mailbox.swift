@@ -9,7 +9,7 @@ import Synchronization
 /// never waits on a handler, and events that arrive meanwhile wait for the next batch.
 final class _Mailbox: Sendable {
     /// Internal rather than private so that the overflow policies (Reliability/) can reach it.
-    let state = LockedValue(_MailboxState())
+    let state = _SpinLockedValue(_MailboxState())
     /// Mirrors `lifecycle == .closed` so the drainer can stop mid-batch without the lock.
     private let isClosed = Atomic<Bool>(false)
     private let drainer = _DrainerBuffers()
