@@ -11,7 +11,7 @@ struct RouteTableTests {
     @Test("every insert, replace and remove matches a dictionary, through growth and removal shifts")
     func matchesDictionary() {
         let keys = (0..<300).map { _ in Key() }
-        let table = _RouteTable()
+        let table = _RouteTable<_Route>()
         var model: [ObjectIdentifier: _Route] = [:]
         var generator = SystemRandomNumberGenerator()
         for step in 0..<5_000 {
@@ -36,7 +36,7 @@ struct RouteTableTests {
     @Test("the table releases the routes it no longer holds")
     func releasesRoutes() {
         let key = ObjectIdentifier(Key.self)
-        let table = _RouteTable()
+        let table = _RouteTable<_Route>()
         weak var first: _Route?
         weak var second: _Route?
         do {

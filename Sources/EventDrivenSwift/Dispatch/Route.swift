@@ -31,7 +31,7 @@ final class _Route: Sendable {
 /// Every route of one bus: plain events keyed by the `ObjectIdentifier` of their type, and
 /// labelled or keyed channels by their channel identity.
 struct _Registry {
-    private(set) var routes = _RouteTable()
+    private(set) var routes = _RouteTable<_Route>()
     private(set) var channels: [_ChannelKey: _Route] = [:]
     private var trackers: [ObjectIdentifier: _LatestTracker] = [:]
 

@@ -1,16 +1,18 @@
-/// The routes of plain events, by the `ObjectIdentifier` of their type.
+/// Routes by the `ObjectIdentifier` of an event type: a bus's routes of plain events, and a
+/// pool snapshot's.
 ///
 /// An open-addressing table (linear probing, at most half full) keyed by the address of the
 /// type's metadata, hashed with one multiply: every dispatch looks its route up here, and type
 /// addresses are unique and never chosen by an attacker, so a keyed hash buys nothing.
 ///
 /// The table holds one strong reference per route. ``withRoute(_:_:)`` lends a route to its
-/// body without retaining it, which is safe while the registry's lock is held: only a mutation,
-/// which takes the same lock, releases a route.
-final class _RouteTable {
+/// body without retaining it, which is safe while nothing can mutate the table: a bus mutates
+/// its table only under its registry lock, and a pool snapshot never after it is published.
+// @unchecked Sendable: mutated only under the bus's registry lock, or before its pool snapshot is published
+final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
     /// Type addresses; `0` marks an empty slot.
     private var keys: UnsafeMutablePointer<UInt>
-    private var routes: UnsafeMutablePointer<Unmanaged<_Route>?>
+    private var routes: UnsafeMutablePointer<Unmanaged<Route>?>
     /// A power of two.
     private var capacity: Int
     private(set) var count = 0
@@ -30,7 +32,7 @@ final class _RouteTable {
     }
 
     /// The route of `key`, retained for the caller.
-    subscript(key: ObjectIdentifier) -> _Route? {
+    subscript(key: ObjectIdentifier) -> Route? {
         get { withRoute(key) { $0 } }
         set {
             if let newValue { insert(newValue, for: UInt(bitPattern: key)) } else { remove(UInt(bitPattern: key)) }
@@ -39,7 +41,7 @@ final class _RouteTable {
 
     /// Calls `body` with the route of `key` without retaining it; `nil` when there is none.
     @inline(__always)
-    func withRoute<Result>(_ key: ObjectIdentifier, _ body: (_Route) -> Result) -> Result? {
+    func withRoute<Result>(_ key: ObjectIdentifier, _ body: (Route) -> Result) -> Result? {
         let raw = UInt(bitPattern: key)
         var slot = home(of: raw)
         while true {
@@ -51,7 +53,7 @@ final class _RouteTable {
     }
 
     /// Every route.
-    var values: [_Route] {
+    var values: [Route] {
         (0..<capacity).compactMap { keys[$0] != 0 ? routes[$0]?.takeUnretainedValue() : nil }
     }
 
@@ -61,7 +63,7 @@ final class _RouteTable {
         Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - capacity.trailingZeroBitCount))
     }
 
-    private func insert(_ route: _Route, for raw: UInt) {
+    private func insert(_ route: Route, for raw: UInt) {
         var slot = home(of: raw)
         while keys[slot] != 0 {
             if keys[slot] == raw {

@@ -63,6 +63,9 @@ final class _Subscription: @unchecked Sendable {
     let target: _DeliveryTarget
     /// The mailbox of a `.mailbox` target, so that dispatch reaches it without copying `target`.
     let mailbox: _Mailbox?
+    /// The sink of a `.sink` target, likewise: copying `target` per event would retain the
+    /// sink, whose reference count is slow to change once it is weakly referenced.
+    let sink: (any _DeliverySink)?
     let interest: _Interest
     weak let registrar: (any _SubscriptionRegistrar)?
     private let handler: (any Eventable, EventMetadata) -> Void
@@ -85,6 +88,7 @@ final class _Subscription: @unchecked Sendable {
         self.hasOwner = owner != nil
         self.target = target
         if case .mailbox(let mailbox) = target { self.mailbox = mailbox } else { self.mailbox = nil }
+        if case .sink(let sink) = target { self.sink = sink } else { self.sink = nil }
         self.interest = interest
         self.registrar = registrar
         self.handler = { event, metadata in
@@ -148,8 +152,8 @@ final class _Subscription: @unchecked Sendable {
             var tally = _DeliveryTally()
             tally.record(deliver(envelope))
             counters.record(tally)
-        case .sink(let sink):
-            sink.accept(envelope, for: self)
+        case .sink:
+            sink.unsafelyUnwrapped.accept(envelope, for: self)
         }
     }
 }

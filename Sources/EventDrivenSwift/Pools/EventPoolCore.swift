@@ -24,7 +24,7 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
     let bus: EventBus
     let balancer: any EventPoolBalancing
     let evaluationInterval: Duration?
-    let locked: LockedValue<Locked>
+    let locked: _SpinLockedValue<Locked>
     /// Held while the pool changes size or stops, so such changes never overlap.
     let scaling: LockedValue<any EventPoolScaling>
     let makeThread: @Sendable () -> EventThread
@@ -38,7 +38,7 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         self.evaluationInterval = scaler.evaluationInterval
         self.scaling = LockedValue(scaler)
         self.makeThread = makeThread
-        self.locked = LockedValue(Locked(state: State(ordersHandovers: balancer.requiresOrderedHandover)))
+        self.locked = _SpinLockedValue(Locked(state: State(ordersHandovers: balancer.requiresOrderedHandover)))
     }
 
     var isStopped: Bool { locked.withLock { $0.state.isStopped } }
@@ -166,19 +166,21 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
 
     /// Hands `envelope` to the thread the balancer chooses, once per callback it has for the type.
     func route(_ envelope: _EventEnvelope, key: _EventPoolRouteKey, through snapshot: _EventPoolSnapshot) {
-        guard let route = snapshot.routes[key] else {
-            bus.counters.undelivered.add(1, ordering: .relaxed)
-            return
+        let routed: Void? = snapshot.withRoute(key) { route in
+            let count = route.targets.count
+            let chosen = balancer.selectMember(for: envelope.event, metadata: envelope.metadata, among: route.members)
+            // The pinned snapshot holds the route, which holds the member, its mailbox and callbacks.
+            let target = route.targets[(chosen % count + count) % count]
+            target.mailbox._withUnsafeGuaranteedRef { mailbox in
+                for subscription in target.subscriptions {
+                    mailbox.enqueue(_MailboxEntry(envelope: envelope, unretainedSubscription: subscription))
+                }
+            }
+            target.member._withUnsafeGuaranteedRef { member in
+                _ = member.accepted.add(target.subscriptions.count, ordering: .relaxed)
+            }
         }
-        let count = route.records.count
-        let chosen = balancer.selectMember(for: envelope.event, metadata: envelope.metadata, among: route.members)
-        let index = (chosen % count + count) % count
-        let member = route.records[index]
-        let callbacks = route.subscriptions[index]
-        for subscription in callbacks {
-            member.mailbox.enqueue(_MailboxEntry(envelope: envelope, subscription: subscription))
-        }
-        member.accepted.add(callbacks.count, ordering: .relaxed)
+        if routed == nil { bus.counters.undelivered.add(1, ordering: .relaxed) }
     }
 
     // MARK: Drain

@@ -4,15 +4,16 @@ import Synchronization
 final class _EventPoolMember: Sendable, _EventPoolStateMember {
     let id: Int
     let thread: EventThread
+    /// The thread's mailbox, reached without going through the thread.
+    let mailbox: _Mailbox
     /// Deliveries enqueued into the thread's mailbox, for the pool's metrics.
     let accepted = Atomic<Int>(0)
 
     init(id: Int, thread: EventThread) {
         self.id = id
         self.thread = thread
+        self.mailbox = thread.mailbox
     }
-
-    var mailbox: _Mailbox { thread.mailbox }
 }
 
 /// The route of one event type (or channel) through the pool.
@@ -27,11 +28,34 @@ struct _EventPoolRouteKey: Hashable, Sendable {
 }
 
 /// The threads that can receive one event type, with each thread's callbacks for it.
-struct _EventPoolRoute: Sendable {
+///
+/// A class, so that a dispatch looking it up retains one object rather than each of its arrays.
+final class _EventPoolRoute: Sendable {
     let members: EventPoolMembers
     let records: [_EventPoolMember]
     /// `subscriptions[i]` are the callbacks of `records[i]` for this type.
     let subscriptions: [[_Subscription]]
+    /// `records` and `subscriptions` again, unretained, for dispatch: the route holds them.
+    let targets: [_EventPoolTarget]
+
+    init(members: EventPoolMembers, records: [_EventPoolMember], subscriptions: [[_Subscription]]) {
+        self.members = members
+        self.records = records
+        self.subscriptions = subscriptions
+        self.targets = zip(records, subscriptions).map { member, callbacks in
+            _EventPoolTarget(
+                member: .passUnretained(member), mailbox: .passUnretained(member.mailbox),
+                subscriptions: callbacks.map { .passUnretained($0) })
+        }
+    }
+}
+
+/// One thread of a route and its callbacks for the route's type, unretained: a dispatch reaches
+/// them only while it pins the snapshot that holds the route.
+struct _EventPoolTarget: Sendable {
+    let member: Unmanaged<_EventPoolMember>
+    let mailbox: Unmanaged<_Mailbox>
+    let subscriptions: [Unmanaged<_Subscription>]
 }
 
 /// An immutable view of the pool's threads that dispatches read without holding the pool's
@@ -40,6 +64,9 @@ struct _EventPoolRoute: Sendable {
 final class _EventPoolSnapshot: Sendable {
     let generation: UInt64
     let routes: [_EventPoolRouteKey: _EventPoolRoute]
+    /// The routes of plain events (no channel) again, in a table that dispatch reads without
+    /// hashing the key or retaining the route.
+    private let plainRoutes = _RouteTable<_EventPoolRoute>()
     private let pins = Atomic<Int>(0)
     private let isSuperseded = Atomic<Bool>(false)
     private let isReleased = Atomic<Bool>(false)
@@ -47,6 +74,15 @@ final class _EventPoolSnapshot: Sendable {
     init(generation: UInt64, routes: [_EventPoolRouteKey: _EventPoolRoute]) {
         self.generation = generation
         self.routes = routes
+        for (key, route) in routes where key.channel == nil { plainRoutes[key.eventType] = route }
+    }
+
+    /// Calls `body` with the route of `key`, unretained (the snapshot holds it); `nil` when
+    /// the pool has none.
+    @inline(__always)
+    func withRoute<Result>(_ key: _EventPoolRouteKey, _ body: (_EventPoolRoute) -> Result) -> Result? {
+        if key.channel == nil { return plainRoutes.withRoute(key.eventType, body) }
+        return routes[key].map(body)
     }
 
     /// Called under the pool's lock, only while this is the current snapshot.
