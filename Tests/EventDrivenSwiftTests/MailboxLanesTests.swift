@@ -110,6 +110,42 @@ struct MailboxLanesTests {
         #expect(draining.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .finished)
     }
 
+    @Test("D3 across chunk boundaries: a burst of thousands keeps its order, then the lanes are reused")
+    func burstsAcrossChunks() {
+        var lanes = _MailboxLanes<Int>()
+        for round in 0..<3 {
+            for value in 0..<2_000 {
+                lanes.append(value, method: .queue, priority: .normal)
+                lanes.append(-value - 1, method: .stack, priority: .normal)
+            }
+            let expected = (0..<2_000).reversed().map { -$0 - 1 } + Array(0..<2_000)
+            #expect(order(of: lanes) == expected, "round \(round)")
+            var drained: [Int] = []
+            lanes.removeEachInOrder(while: { true }) { drained.append($0) }
+            #expect(drained == expected, "round \(round)")
+            #expect(lanes.isEmpty)
+        }
+    }
+
+    @Test("a lane that loses its oldest entries while it keeps receiving stays in order (bounded mailboxes)")
+    func slidingWindow() {
+        var lanes = _MailboxLanes<Int>()
+        var model: [Int] = []
+        var next = 0
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            if model.count < 300 || Bool.random(using: &generator) {
+                lanes.append(next, method: .queue, priority: .high)
+                model.append(next)
+                next += 1
+            } else {
+                let removed = lanes.removeOldest { $0 < $1 }
+                #expect(removed == model.removeFirst())
+            }
+        }
+        #expect(order(of: lanes) == model)
+    }
+
     private func order<Entry>(of lanes: _MailboxLanes<Entry>) -> [Entry] {
         var result: [Entry] = []
         lanes.forEachInOrder { entry in

@@ -49,18 +49,11 @@ struct _MailboxLanes<Entry> {
         while remaining != 0 {
             let lane = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            let entries = storage.lanes[lane].entries
-            if Self.isStackLane(lane) {
-                for entry in entries.reversed() {
-                    visited += 1
-                    if !body(entry) { return visited }
-                }
-            } else {
-                for entry in entries {
-                    visited += 1
-                    if !body(entry) { return visited }
-                }
+            let finished = storage.lanes[lane].forEach(newestFirst: Self.isStackLane(lane)) { entry in
+                visited += 1
+                return body(entry)
             }
+            if !finished { return visited }
         }
         return visited
     }
@@ -144,7 +137,10 @@ final class _LaneStorage<Entry> {
     func copy() -> _LaneStorage<Entry> {
         let copy = _LaneStorage()
         for lane in 0..<Self.laneCount {
-            for entry in lanes[lane].entries { copy.lanes[lane].append(entry) }
+            lanes[lane].forEach(newestFirst: false) { entry in
+                copy.lanes[lane].append(entry)
+                return true
+            }
         }
         return copy
     }
@@ -156,59 +152,97 @@ final class _LaneStorage<Entry> {
     }
 }
 
-/// One lane: a growable buffer whose live entries are `buffer[head..<end]`, so that entries
-/// can be moved out at either end without shifting the rest.
+/// One lane: entries in fixed-size chunks, whose live entries are the positions `head..<end`
+/// counted across the chunks, so that entries can be moved out at either end without shifting
+/// the rest, and a growing lane never moves what it holds.
 ///
-/// It owns its buffer but is not a safe value type: only `_LaneStorage` holds lanes, in place,
+/// Chunks are kept when the lane empties and reused from the start, so a mailbox that has once
+/// held a burst of events takes the next one without allocating or touching fresh memory.
+/// A chunk that falls wholly before `head` while the lane is not empty (entries removed from the
+/// front of a lane that keeps receiving, as a bounded mailbox does) is moved to the end for reuse.
+///
+/// It owns its chunks but is not a safe value type: only `_LaneStorage` holds lanes, in place,
 /// and releases them in its `deinit`.
 struct _Lane<Entry> {
-    private var buffer: UnsafeMutablePointer<Entry>?
-    private var capacity = 0
+    /// The chunks, in order; `chunkCount` of the `chunkSlots` slots are in use.
+    private var chunks: UnsafeMutablePointer<UnsafeMutablePointer<Entry>>?
+    private var chunkSlots = 0
+    private var chunkCount = 0
     private var head = 0
     private var end = 0
+
+    /// Entries per chunk: `1 << chunkShift`.
+    private static var chunkShift: Int { 7 }
+    private static var chunkSize: Int { 1 << chunkShift }
 
     init() {}
 
     var isEmpty: Bool { head == end }
 
-    /// The live entries, oldest first. Valid until the lane is next mutated.
-    var entries: UnsafeBufferPointer<Entry> {
-        UnsafeBufferPointer(start: buffer.map { $0 + head }, count: end - head)
+    /// The address of the entry at `position`, which must be within the allocated chunks.
+    @inline(__always)
+    private func slot(_ position: Int) -> UnsafeMutablePointer<Entry> {
+        chunks.unsafelyUnwrapped[position >> Self.chunkShift] + (position & (Self.chunkSize - 1))
     }
 
     /// The oldest entry; the lane must not be empty.
-    var first: Entry { buffer.unsafelyUnwrapped[head] }
+    var first: Entry { slot(head).pointee }
+
+    /// Calls `body` with each live entry, oldest first or newest first, until it returns
+    /// `false`. Returns `false` when `body` stopped it.
+    @discardableResult
+    func forEach(newestFirst: Bool, _ body: (Entry) -> Bool) -> Bool {
+        if newestFirst {
+            var position = end
+            while position > head {
+                position -= 1
+                if !body(slot(position).pointee) { return false }
+            }
+        } else {
+            var position = head
+            while position < end {
+                if !body(slot(position).pointee) { return false }
+                position += 1
+            }
+        }
+        return true
+    }
 
     @inline(__always)
     mutating func append(_ entry: consuming Entry) {
-        if end == capacity { makeRoom() }
-        (buffer.unsafelyUnwrapped + end).initialize(to: entry)
+        if end == chunkCount << Self.chunkShift { addChunk() }
+        slot(end).initialize(to: entry)
         end += 1
     }
 
-    /// Moves the live entries to the front, or into a buffer twice as large.
-    private mutating func makeRoom() {
-        let live = end - head
-        if head > 0 && live <= capacity / 2, let buffer {
-            (buffer).moveInitialize(from: buffer + head, count: live)
-        } else {
-            let newCapacity = Swift.max(16, capacity * 2)
-            let newBuffer = UnsafeMutablePointer<Entry>.allocate(capacity: newCapacity)
-            if let buffer {
-                newBuffer.moveInitialize(from: buffer + head, count: live)
-                buffer.deallocate()
-            }
-            buffer = newBuffer
-            capacity = newCapacity
+    /// Adds a chunk at the end, reusing the first one when it holds no live entry any more.
+    private mutating func addChunk() {
+        if head >= Self.chunkSize, let chunks {
+            let reused = chunks[0]
+            for index in 1..<chunkCount { chunks[index - 1] = chunks[index] }
+            chunks[chunkCount - 1] = reused
+            head -= Self.chunkSize
+            end -= Self.chunkSize
+            return
         }
-        head = 0
-        end = live
+        if chunkCount == chunkSlots {
+            let slots = Swift.max(4, chunkSlots * 2)
+            let grown = UnsafeMutablePointer<UnsafeMutablePointer<Entry>>.allocate(capacity: slots)
+            if let chunks {
+                grown.moveInitialize(from: chunks, count: chunkCount)
+                chunks.deallocate()
+            }
+            chunks = grown
+            chunkSlots = slots
+        }
+        (chunks.unsafelyUnwrapped + chunkCount).initialize(to: .allocate(capacity: Self.chunkSize))
+        chunkCount += 1
     }
 
     /// Moves the oldest entry out; the lane must not be empty.
     @inline(__always)
     mutating func removeFirst() -> Entry {
-        let entry = (buffer.unsafelyUnwrapped + head).move()
+        let entry = slot(head).move()
         head += 1
         if head == end {
             head = 0
@@ -221,7 +255,7 @@ struct _Lane<Entry> {
     @inline(__always)
     mutating func removeLast() -> Entry {
         end -= 1
-        let entry = (buffer.unsafelyUnwrapped + end).move()
+        let entry = slot(end).move()
         if head == end {
             head = 0
             end = 0
@@ -229,18 +263,25 @@ struct _Lane<Entry> {
         return entry
     }
 
-    /// Destroys every live entry, keeping the buffer.
+    /// Destroys every live entry, keeping the chunks.
     mutating func removeAll() {
-        if let buffer, end > head { (buffer + head).deinitialize(count: end - head) }
+        while head < end {
+            _ = slot(head).move()
+            head += 1
+        }
         head = 0
         end = 0
     }
 
-    /// Destroys the entries and frees the buffer; the lane is empty afterwards.
+    /// Destroys the entries and frees the chunks; the lane is empty afterwards.
     mutating func release() {
         removeAll()
-        buffer?.deallocate()
-        buffer = nil
-        capacity = 0
+        if let chunks {
+            for index in 0..<chunkCount { chunks[index].deallocate() }
+            chunks.deallocate()
+        }
+        chunks = nil
+        chunkSlots = 0
+        chunkCount = 0
     }
 }
