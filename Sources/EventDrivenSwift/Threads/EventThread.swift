@@ -15,8 +15,9 @@ import Synchronization
 /// let processor = TemperatureProcessor()   // registered and running
 /// ```
 ///
-/// The thread starts when it is created, uses no CPU while nothing is pending, and runs its
-/// callbacks one at a time in the order of SPEC D3. It is observable (``Observable``).
+/// The thread starts when it is created, runs its callbacks one at a time in the order of
+/// SPEC D3, and parks (using no CPU) once nothing has arrived for 40 µs. It is observable
+/// (``Observable``).
 ///
 /// Callbacks that are methods of the thread (`onTemperatureEvent` above) keep it alive, as a
 /// running `Thread` is kept alive: call ``cancel(draining:)`` to stop it, after which it is
