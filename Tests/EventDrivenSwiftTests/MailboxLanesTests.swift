@@ -121,7 +121,7 @@ struct MailboxLanesTests {
             let expected = (0..<2_000).reversed().map { -$0 - 1 } + Array(0..<2_000)
             #expect(order(of: lanes) == expected, "round \(round)")
             var drained: [Int] = []
-            lanes.removeEachInOrder(while: { true }) { drained.append($0) }
+            lanes.removeEachInOrder(while: { true }, { drained.append($0) })
             #expect(drained == expected, "round \(round)")
             #expect(lanes.isEmpty)
         }
