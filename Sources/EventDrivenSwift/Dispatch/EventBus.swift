@@ -136,7 +136,7 @@ public final class EventBus: Sendable {
             return
         }
         if let latest = route.latest { envelope.sequence = latest.advance() }
-        if route.isSynchronous {
+        if route.synchronousSubscriptions != nil {
             deliverSynchronously(envelope, to: route)
             return
         }
@@ -157,10 +157,10 @@ public final class EventBus: Sendable {
 
     /// Runs every handler of a route whose subscriptions are all synchronous, in registration
     /// order (stacked or queued alike), and counts the outcomes once.
-    private func deliverSynchronously(_ envelope: borrowing _EventEnvelope, to route: _Route) {
+    private func deliverSynchronously(_ envelope: _EventEnvelope, to route: _Route) {
         var tally = _DeliveryTally()
-        for index in route.subscriptions.indices {
-            tally.record(route.subscriptions[index].deliver(envelope))
+        for subscription in route.synchronousSubscriptions.unsafelyUnwrapped {
+            tally.record(subscription._withUnsafeGuaranteedRef { $0.deliver(envelope) })
         }
         counters.record(tally)
     }

@@ -8,8 +8,9 @@ final class _Route: Sendable {
     /// unbounded mailbox (the common case): dispatch then appends to those mailboxes while the
     /// registry lock keeps the route alive, without retaining anything per event.
     let mailboxSubscribers: [_MailboxSubscriber]?
-    /// `true` when every subscription runs its handler on the dispatching thread.
-    let isSynchronous: Bool
+    /// The subscriptions, unretained, when every one of them runs its handler on the
+    /// dispatching thread: the dispatch holds the route, and the route holds them.
+    let synchronousSubscriptions: [Unmanaged<_Subscription>]?
 
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
@@ -21,10 +22,11 @@ final class _Route: Sendable {
                 _MailboxSubscriber(subscription: .passUnretained(subscription), mailbox: .passUnretained(mailbox)))
         }
         self.mailboxSubscribers = mailboxSubscribers.count == subscriptions.count ? mailboxSubscribers : nil
-        self.isSynchronous = subscriptions.allSatisfy {
+        let isSynchronous = subscriptions.allSatisfy {
             if case .synchronous = $0.target { return true }
             return false
         }
+        self.synchronousSubscriptions = isSynchronous ? subscriptions.map { .passUnretained($0) } : nil
     }
 }
 
