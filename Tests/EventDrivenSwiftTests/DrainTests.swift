@@ -27,6 +27,31 @@ struct DrainTests {
         #expect(statistics.discarded == 2)
     }
 
+    @Test("A3: drain waits for an async listener removed before the call to finish what it holds")
+    func drainCoversRemovedAsyncListeners() async {
+        let bus = EventBus(label: "drain-removed-async")
+        let gate = CoreGate()
+        let recorder = CoreRecorder<Int>()
+        let handle = bus.listen(Reading.self) { (event: Reading) async in
+            gate.block()
+            recorder.append(event.value)
+        }
+        for value in 1...3 { bus.queue(Reading(value: value)) }
+        await gate.waitUntilEntered()
+        handle.remove()
+        let drained = DispatchSemaphore(value: 0)
+        bus.whenDrained { drained.signal() }
+        // The first delivery's handler is still running: the drain must not be over.
+        let finishedEarly = drained.wait(timeout: .now()) == .success
+        #expect(!finishedEarly)
+        gate.open()
+        if !finishedEarly { await coreWait(drained) }
+        let statistics = bus.statistics
+        #expect(statistics.delivered == recorder.count, "every delivery counted has run its handler")
+        #expect(statistics.delivered == 1)
+        #expect(statistics.discarded == 2)
+    }
+
     @Test("A3: drain returns at once on an idle bus and after every receiver kind has run")
     func drainCoversEveryReceiver() async {
         let bus = EventBus(label: "drain-kinds")

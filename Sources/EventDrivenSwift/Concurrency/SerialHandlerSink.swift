@@ -11,10 +11,19 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         case barrier(@Sendable () -> Void)
     }
 
+    /// Whether the consumer was told to finish, and whether it has worked through its stream.
+    struct Progress {
+        /// The consumer has been told to finish; guards `continuation` so that a barrier is never
+        /// yielded into a finished stream, where it would never run.
+        var isFinished = false
+        /// The consumer has handled everything it was given and ended.
+        var isCompleted = false
+        /// Barriers that arrived after the finish, run when the consumer ends.
+        var lateBarriers: [@Sendable () -> Void] = []
+    }
+
     private let continuation: AsyncStream<Item>.Continuation
-    /// `true` once the consumer has been told to finish; guards `continuation` so that a barrier
-    /// is never yielded into a finished stream, where it would never run.
-    private let isFinished = LockedValue(false)
+    private let progress = LockedValue(Progress())
     private weak let bus: EventBus?
 
     /// Starts the consumer task, which calls `handler` for each delivery that its subscription
@@ -27,7 +36,16 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         self.continuation = continuation
         self.bus = bus
         let counters = bus.counters
+        let progress = progress
         Task { [weak bus] in
+            defer {
+                let late = progress.withLock { progress in
+                    progress.isCompleted = true
+                    defer { progress.lateBarriers = [] }
+                    return progress.lateBarriers
+                }
+                for barrier in late { barrier() }
+            }
             for await item in stream {
                 switch item {
                 case .barrier(let body):
@@ -57,8 +75,8 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
     }
 
     func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
-        let result = isFinished.withLock { finished in
-            finished ? .terminated : continuation.yield(.delivery(envelope, subscription))
+        let result = progress.withLock { progress in
+            progress.isFinished ? .terminated : continuation.yield(.delivery(envelope, subscription))
         }
         if case .terminated = result {
             bus?.counters.discarded.add(1, ordering: .relaxed)
@@ -66,9 +84,15 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         }
     }
 
+    /// Runs `body` after the deliveries accepted before it: in turn while the consumer runs,
+    /// when the consumer ends if it was told to finish, at once if it has ended.
     func addBarrier(_ body: @escaping @Sendable () -> Void) {
-        let queued = isFinished.withLock { finished in
-            if finished { return false }
+        let queued = progress.withLock { progress in
+            if progress.isCompleted { return false }
+            if progress.isFinished {
+                progress.lateBarriers.append(body)
+                return true
+            }
             if case .enqueued = continuation.yield(.barrier(body)) { return true }
             return false
         }
@@ -80,9 +104,18 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
     }
 
     func unregister(_ subscription: _Subscription) {
-        bus?.unregister(subscription)
-        isFinished.withLock { finished in
-            finished = true
+        // What the consumer already holds still runs (or is counted as removed): the sink stays
+        // visible to `drain()` from before the removal until the consumer has ended.
+        guard let bus else { return finish() }
+        let id = bus.keepDrainable(self)
+        bus.unregister(subscription)
+        finish()
+        addBarrier { [weak bus] in bus?.forgetDrainable(id) }
+    }
+
+    private func finish() {
+        progress.withLock { progress in
+            progress.isFinished = true
             continuation.finish()
         }
     }

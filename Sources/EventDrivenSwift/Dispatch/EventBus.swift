@@ -310,10 +310,33 @@ public final class EventBus: Sendable {
 
     /// Every sink of this bus that holds deliveries for later (async listeners).
     private var drainableSinks: [any _DrainableSink] {
-        registry.withLock { $0.allSubscriptions }.compactMap { subscription in
-            if case .sink(let sink) = subscription.target { return sink as? any _DrainableSink }
-            return nil
+        var seen = Set<ObjectIdentifier>()
+        var sinks: [any _DrainableSink] = []
+        for subscription in registry.withLock({ $0.allSubscriptions }) {
+            if case .sink(let sink) = subscription.target, let sink = sink as? any _DrainableSink,
+                seen.insert(ObjectIdentifier(sink)).inserted
+            {
+                sinks.append(sink)
+            }
         }
+        for sink in sharedMailboxes.withLock({ Array($0.finishingSinks.values) })
+        where seen.insert(ObjectIdentifier(sink)).inserted {
+            sinks.append(sink)
+        }
+        return sinks
+    }
+
+    /// Keeps `sink` visible to `drain()` while its subscription is removed and it finishes what
+    /// it holds, until ``forgetDrainable(_:)`` with the returned identity.
+    func keepDrainable(_ sink: any _DrainableSink) -> ObjectIdentifier {
+        let id = ObjectIdentifier(sink)
+        sharedMailboxes.withLock { $0.finishingSinks[id] = sink }
+        return id
+    }
+
+    /// Ends what ``keepDrainable(_:)`` started.
+    func forgetDrainable(_ id: ObjectIdentifier) {
+        sharedMailboxes.withLock { _ = $0.finishingSinks.removeValue(forKey: id) }
     }
 
     /// `true` once ``shutdown()`` has been called.
@@ -362,6 +385,8 @@ struct _SharedMailboxes {
     var main: _Mailbox?
     /// Mailboxes whose subscriptions were removed while deliveries for them may still be queued.
     var detaching: [ObjectIdentifier: (mailbox: _Mailbox, count: Int)] = [:]
+    /// Sinks whose subscriptions were removed while they still hold deliveries.
+    var finishingSinks: [ObjectIdentifier: any _DrainableSink] = [:]
 
     var all: [_Mailbox] { [listenerThread, main].compactMap { $0 } }
 }
