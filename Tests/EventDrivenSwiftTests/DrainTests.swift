@@ -9,41 +9,42 @@ struct DrainTests {
 
     @Test("A3: drain waits for deliveries still queued for a listener removed before the call")
     func drainCoversRemovedListeners() async {
-        let bus = EventBus(label: "drain-removed")
-        let gate = CoreGate()
-        let handle = bus.listen(Reading.self) { _, _ in gate.block() }
-        for value in 1...3 { bus.queue(Reading(value: value)) }
-        await gate.waitUntilEntered()
-        handle.remove()
-        let drained = DispatchSemaphore(value: 0)
-        bus.whenDrained { drained.signal() }
-        // Two deliveries are still queued behind the blocked one: the drain must not be over.
-        let finishedEarly = drained.wait(timeout: .now()) == .success
-        #expect(!finishedEarly)
-        gate.open()
-        if !finishedEarly { await coreWait(drained) }
-        let statistics = bus.statistics
-        #expect(statistics.delivered == 1)
-        #expect(statistics.discarded == 2)
+        await expectDrainWaitsForRemovedListener(label: "drain-removed") { bus, gate, recorder in
+            bus.listen(Reading.self) { event, _ in
+                gate.block()
+                recorder.append(event.value)
+            }
+        }
     }
 
     @Test("A3: drain waits for an async listener removed before the call to finish what it holds")
     func drainCoversRemovedAsyncListeners() async {
-        let bus = EventBus(label: "drain-removed-async")
+        await expectDrainWaitsForRemovedListener(label: "drain-removed-async") { bus, gate, recorder in
+            bus.listen(Reading.self) { (event: Reading) async in
+                gate.block()
+                recorder.append(event.value)
+            }
+        }
+    }
+
+    /// Registers a listener with `listen`, whose handler blocks on the gate then records the
+    /// event; dispatches three events and removes the listener while the first is in its handler.
+    /// The drain must not be over before the gate opens; afterwards, the one delivery that
+    /// started has run and the two others are counted as discarded.
+    private func expectDrainWaitsForRemovedListener(
+        label: String, listen: (EventBus, CoreGate, CoreRecorder<Int>) -> EventListenerHandle
+    ) async {
+        let bus = EventBus(label: label)
         let gate = CoreGate()
         let recorder = CoreRecorder<Int>()
-        let handle = bus.listen(Reading.self) { (event: Reading) async in
-            gate.block()
-            recorder.append(event.value)
-        }
+        let handle = listen(bus, gate, recorder)
         for value in 1...3 { bus.queue(Reading(value: value)) }
         await gate.waitUntilEntered()
         handle.remove()
         let drained = DispatchSemaphore(value: 0)
         bus.whenDrained { drained.signal() }
-        // The first delivery's handler is still running: the drain must not be over.
         let finishedEarly = drained.wait(timeout: .now()) == .success
-        #expect(!finishedEarly)
+        #expect(!finishedEarly, "a handler is still running")
         gate.open()
         if !finishedEarly { await coreWait(drained) }
         let statistics = bus.statistics
