@@ -94,8 +94,8 @@ public final class EventBus: Sendable {
     /// A route whose subscribers all have unbounded mailboxes (the common case) is served while
     /// the registry lock is held: the route is borrowed, not retained, and each entry is appended
     /// under its mailbox's own lock nested inside (the only nesting of the two, so it cannot
-    /// deadlock). Wakes and refusals are finished after the lock is released. Any other route
-    /// leaves the lock retained and delivers from there.
+    /// deadlock). Wakes and refusals are finished after the lock is released. Any other route is
+    /// retained, and delivered to once the lock is released.
     private func route(key: ObjectIdentifier, consumed: Bool, makeEnvelope: (UInt64) -> _EventEnvelope) {
         var followUps: [_EnqueueFollowUp] = []
         var found: Unmanaged<_Route>?
