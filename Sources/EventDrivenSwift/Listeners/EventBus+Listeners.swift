@@ -124,7 +124,7 @@ extension EventBus {
         if let queue = OperationQueue.current?.underlyingQueue {
             return _Mailbox(executor: .queue(queue), counters: counters)
         }
-        return _Mailbox(executor: .queue(.global()), counters: counters)
+        return _Mailbox(executor: .globalQueue(.global()), counters: counters)
     }
 }
 

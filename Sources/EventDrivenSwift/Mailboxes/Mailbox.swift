@@ -177,10 +177,14 @@ final class _Mailbox: Sendable {
     }
 
     /// Runs batches until the mailbox is idle or finished; used by queue-based executors.
-    func runUntilIdle() {
+    /// - Parameter lingerNanoseconds: How long to keep looking after the last batch before
+    ///   going idle (see ``_DrainPacing``); `0` goes idle as soon as nothing is pending.
+    func runUntilIdle(lingerNanoseconds: UInt64 = 0) {
+        var pacing = _DrainPacing(lingerNanoseconds: lingerNanoseconds)
         while true {
-            switch runBatch(mayIdle: true) {
-            case .ran, .empty: continue
+            switch runBatch(mayIdle: pacing.mayIdle) {
+            case .ran: pacing.ran(batchCount: lastBatchCount)
+            case .empty: pacing.foundEmpty()
             case .idle, .finished: return
             }
         }

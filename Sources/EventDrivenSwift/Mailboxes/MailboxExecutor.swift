@@ -4,19 +4,34 @@ import Dispatch
 enum _MailboxExecutor: Sendable {
     /// A dedicated thread that parks while the mailbox is idle.
     case thread(_MailboxThread)
-    /// Drains submitted to a dispatch queue, one at a time: the main queue, an
-    /// `OperationQueue`'s underlying queue, or a global queue for a listener's own serial context.
+    /// Drains submitted to a dispatch queue, one at a time: the main queue, or an
+    /// `OperationQueue`'s underlying queue. A drain goes idle as soon as nothing is pending.
     case queue(DispatchQueue)
+    /// Drains submitted to a global queue, one at a time, for a listener's own serial context.
+    /// A drain keeps looking for ``lingerNanoseconds`` before going idle (see ``_DrainPacing``).
+    case globalQueue(DispatchQueue)
+
+    /// How long a drain on a global queue keeps looking after its last batch: shorter than a
+    /// mailbox thread's 40 µs, since it holds a worker thread that other work shares.
+    static var lingerNanoseconds: UInt64 { 20_000 }
 
     func wake(_ mailbox: _Mailbox) {
         switch self {
         case .thread(let thread):
             thread.wake()
         case .queue(let queue):
-            // Like a mailbox thread, the drain names its mailbox as the current receiver, so a
-            // `.requesterThread` listener registered from a handler delivers on this context.
-            queue.async {
-                _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) { mailbox.runUntilIdle() }
+            drain(mailbox, on: queue, lingerNanoseconds: 0)
+        case .globalQueue(let queue):
+            drain(mailbox, on: queue, lingerNanoseconds: Self.lingerNanoseconds)
+        }
+    }
+
+    private func drain(_ mailbox: _Mailbox, on queue: DispatchQueue, lingerNanoseconds: UInt64) {
+        // Like a mailbox thread, the drain names its mailbox as the current receiver, so a
+        // `.requesterThread` listener registered from a handler delivers on this context.
+        queue.async {
+            _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
+                mailbox.runUntilIdle(lingerNanoseconds: lingerNanoseconds)
             }
         }
     }
