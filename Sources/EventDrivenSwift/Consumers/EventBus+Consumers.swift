@@ -27,12 +27,13 @@ extension EventBus {
     /// followed by its did-consume notice.
     /// - Returns: `true` if at least one consumer consumed `event`.
     @inline(__always)
-    func offerToConsumers<E: Eventable>(_ event: E, type: ObjectIdentifier, metadata: EventMetadata) -> Bool {
+    func offerToConsumers(_ envelope: () -> _EventEnvelope, type: ObjectIdentifier) -> Bool {
         guard !stores.consumers.isEmpty else { return false }
-        return runConsumers(event, type: type, metadata: metadata)
+        let envelope = envelope()
+        return runConsumers(envelope.event, type: type, metadata: envelope.metadata)
     }
 
-    private func runConsumers<E: Eventable>(_ event: E, type: ObjectIdentifier, metadata: EventMetadata) -> Bool {
+    private func runConsumers(_ event: any Eventable, type: ObjectIdentifier, metadata: EventMetadata) -> Bool {
         let isNotice = type == ObjectIdentifier(DidConsumeEvent.self)
         var consumed = 0
         var sawReleased = false

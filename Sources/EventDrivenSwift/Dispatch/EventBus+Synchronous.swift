@@ -13,6 +13,7 @@ extension EventBus {
     /// bus.listen(NavigationEvent.self, executeOn: .synchronous) { event, _ in navigate(to: event.destination) }
     /// bus.dispatchNow(NavigationEvent(destination: .screenTwo))   // navigated when this returns
     /// ```
+    @inlinable
     public func dispatchNow<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
         dispatch(
             event,
@@ -24,6 +25,7 @@ extension EventBus {
 extension Eventable {
     /// Dispatches this event on `bus` and returns once every synchronous receiver has handled
     /// it; see ``EventBus/dispatchNow(_:priority:)``.
+    @inlinable
     public func dispatchNow(on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal) {
         bus.dispatchNow(self, priority: priority)
     }

@@ -51,16 +51,19 @@ public final class EventBus: Sendable {
     // MARK: Dispatch
 
     /// Dispatches `event` through the queue and returns at once.
+    @inlinable
     public func queue<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
         dispatch(event, method: .queue, priority: priority)
     }
 
     /// Dispatches `event` through the stack and returns at once.
+    @inlinable
     public func stack<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
         dispatch(event, method: .stack, priority: priority)
     }
 
     /// Dispatches `event` with the given method and priority and returns at once.
+    @inlinable
     public func dispatch<E: Eventable>(_ event: E, method: EventDispatchMethod, priority: EventPriority = .normal) {
         dispatch(
             event,
@@ -71,19 +74,12 @@ public final class EventBus: Sendable {
     /// The dispatch path: route by exact type, number the event if a latest-only listener
     /// wants that, and hand it to every subscriber.
     ///
-    /// Only this entry point is generic: routing and delivery are plain code that the compiler
-    /// optimizes without knowing `E`, and the event is boxed into an envelope once, where it is
-    /// needed.
+    /// Inlinable, and the only generic step: in the caller's module it is specialized for `E`,
+    /// so the routing key is a constant and the event is boxed without generic calls. Routing
+    /// and delivery are plain code in this module.
+    @inlinable
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata) {
-        let key = _routingKey(of: event)
-        guard !isShutDownFlag.load(ordering: .relaxed) else {
-            counters.rejected.add(1, ordering: .relaxed)
-            report(.busShutDown(bus: label, eventType: String(reflecting: type(of: event))))
-            return
-        }
-        // Consumers run first, on this thread; the check is one relaxed load while there are none.
-        let consumed = offerToConsumers(event, type: key, metadata: metadata)
-        route(key: key, consumed: consumed) { sequence in
+        route(key: _routingKey(of: event)) { sequence in
             _EventEnvelope(event: event, metadata: metadata, sequence: sequence)
         }
     }
@@ -96,7 +92,15 @@ public final class EventBus: Sendable {
     /// under its mailbox's own lock nested inside (the only nesting of the two, so it cannot
     /// deadlock). Wakes and refusals are finished after the lock is released. Any other route is
     /// retained, and delivered to once the lock is released.
-    private func route(key: ObjectIdentifier, consumed: Bool, makeEnvelope: (UInt64) -> _EventEnvelope) {
+    @usableFromInline
+    func route(key: ObjectIdentifier, makeEnvelope: (UInt64) -> _EventEnvelope) {
+        guard !isShutDownFlag.load(ordering: .relaxed) else {
+            counters.rejected.add(1, ordering: .relaxed)
+            report(.busShutDown(bus: label, eventType: String(reflecting: type(of: makeEnvelope(0).event))))
+            return
+        }
+        // Consumers run first, on this thread; the check is one relaxed load while there are none.
+        let consumed = offerToConsumers({ makeEnvelope(0) }, type: key)
         var followUps: [_EnqueueFollowUp] = []
         var found: Unmanaged<_Route>?
         let served = registry.withLock { registry in

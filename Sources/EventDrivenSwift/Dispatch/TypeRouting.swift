@@ -1,7 +1,7 @@
 /// The routing key of `event`: its exact dynamic type. Only a class instance can be of a subtype
 /// of its static type, so the dynamic type is looked up only for classes; for a struct or an
 /// enum the static type is the key, without a runtime call.
-@inline(__always)
+@inlinable
 func _routingKey<E: Eventable>(of event: E) -> ObjectIdentifier {
     E.self is AnyClass ? ObjectIdentifier(type(of: event)) : ObjectIdentifier(E.self)
 }

@@ -11,7 +11,7 @@ extension DispatchTime {
     ///
     /// On Linux `DispatchTime` counts `CLOCK_MONOTONIC` nanoseconds, so the clock is read directly,
     /// without libdispatch's general-purpose time function: every dispatch reads it once.
-    @inline(__always)
+    @inlinable
     static var _eventNow: DispatchTime {
         #if canImport(Glibc) || canImport(Musl)
             var time = timespec()

@@ -11,6 +11,15 @@ public struct EventMetadata: Sendable, Equatable {
     /// For a scheduled event, when it was scheduled; `nil` otherwise.
     public let scheduledTime: DispatchTime?
 
+    @usableFromInline
+    init(priority: EventPriority, method: EventDispatchMethod, dispatchTime: DispatchTime, scheduledTime: DispatchTime?)
+    {
+        self.priority = priority
+        self.method = method
+        self.dispatchTime = dispatchTime
+        self.scheduledTime = scheduledTime
+    }
+
     /// How long ago the event was dispatched, in nanoseconds.
     public var age: UInt64 {
         let now = DispatchTime._eventNow.uptimeNanoseconds

@@ -19,6 +19,7 @@ extension Eventable {
     ///
     /// Queued events reach each receiver after its stacked events, highest priority first and,
     /// within a priority, first in first out.
+    @inlinable
     public func queue(priority: EventPriority = .normal) {
         EventCentral.shared.queue(self, priority: priority)
     }
@@ -27,16 +28,19 @@ extension Eventable {
     ///
     /// Stacked events reach each receiver before its queued events, highest priority first and,
     /// within a priority, last in first out.
+    @inlinable
     public func stack(priority: EventPriority = .normal) {
         EventCentral.shared.stack(self, priority: priority)
     }
 
     /// Dispatches this event through the queue of `bus`.
+    @inlinable
     public func queue(on bus: EventBus, priority: EventPriority = .normal) {
         bus.queue(self, priority: priority)
     }
 
     /// Dispatches this event through the stack of `bus`.
+    @inlinable
     public func stack(on bus: EventBus, priority: EventPriority = .normal) {
         bus.stack(self, priority: priority)
     }
