@@ -24,14 +24,46 @@ extension [_MailboxSubscriber] {
     /// Appends `envelope` to every subscriber's mailbox. A stacked event goes to them in
     /// reverse, because each receiver runs its stacked entries newest first: a receiver with
     /// several callbacks for the type then still runs them in registration order.
+    ///
+    /// Consecutive subscribers that share a mailbox (several listeners on a bus's listener
+    /// thread, several callbacks of one EventThread) get their entries under one lock.
     @inline(__always)
     func enqueue(_ envelope: consuming _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
         if count == 1 {
             self[0].enqueue(envelope, followUps: &followUps)
-        } else if envelope.metadata.method == .stack {
-            for subscriber in reversed() { subscriber.enqueue(copy envelope, followUps: &followUps) }
-        } else {
-            for subscriber in self { subscriber.enqueue(copy envelope, followUps: &followUps) }
+            return
+        }
+        let isStacked = envelope.metadata.method == .stack
+        let step = isStacked ? -1 : 1
+        var start = isStacked ? count - 1 : 0
+        while indices.contains(start) {
+            let mailbox = self[start].mailbox
+            var end = start + step
+            while indices.contains(end) && self[end].mailbox.toOpaque() == mailbox.toOpaque() { end += step }
+            enqueue(copy envelope, from: start, to: end, step: step, into: mailbox, followUps: &followUps)
+            start = end
+        }
+    }
+
+    /// Appends `envelope` for the subscribers `start`, `start + step`, … before `end`, which
+    /// all deliver into `mailbox`, under one hold of its lock.
+    private func enqueue(
+        _ envelope: _EventEnvelope, from start: Int, to end: Int, step: Int, into mailbox: Unmanaged<_Mailbox>,
+        followUps: inout [_EnqueueFollowUp]
+    ) {
+        mailbox._withUnsafeGuaranteedRef { mailbox in
+            mailbox.state.withLock { state in
+                var index = start
+                while index != end {
+                    var slot: _MailboxEntry? = _MailboxEntry(
+                        envelope: envelope, unretainedSubscription: self[index].subscription)
+                    let action = state.enqueue(taking: &slot)
+                    if action != .none {
+                        followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: action, entry: slot.take()))
+                    }
+                    index += step
+                }
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ struct _SubscriptionHolds {
     private var recent: [UnsafeMutableRawPointer] = []
 
     /// How many recent holds `hold(_:)` compares with before adding one.
-    private static var window: Int { 4 }
+    private static var window: Int { 16 }
 
     /// Keeps the subscription of `entry` alive until ``removeAll()``.
     @inline(__always)
