@@ -40,7 +40,12 @@ extension [_MailboxSubscriber] {
             let mailbox = self[start].mailbox
             var end = start + step
             while indices.contains(end) && self[end].mailbox.toOpaque() == mailbox.toOpaque() { end += step }
-            enqueue(copy envelope, from: start, to: end, step: step, into: mailbox, followUps: &followUps)
+            if end == start + step {
+                // A mailbox of its own: the entry is built before its lock is taken.
+                self[start].enqueue(copy envelope, followUps: &followUps)
+            } else {
+                enqueue(copy envelope, from: start, to: end, step: step, into: mailbox, followUps: &followUps)
+            }
             start = end
         }
     }
