@@ -13,9 +13,7 @@ struct _MailboxSubscriber: Sendable {
         var slot: _MailboxEntry? = _MailboxEntry(envelope: envelope, unretainedSubscription: subscription)
         mailbox._withUnsafeGuaranteedRef { mailbox in
             let action = mailbox.state.withLock { $0.enqueue(taking: &slot) }
-            if action != .none {
-                followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: action, entry: slot.take()))
-            }
+            _EnqueueFollowUp.note(action, leftover: &slot, of: mailbox, in: &followUps)
         }
     }
 }
@@ -62,10 +60,7 @@ extension [_MailboxSubscriber] {
                 while index != end {
                     var slot: _MailboxEntry? = _MailboxEntry(
                         envelope: envelope, unretainedSubscription: self[index].subscription)
-                    let action = state.enqueue(taking: &slot)
-                    if action != .none {
-                        followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: action, entry: slot.take()))
-                    }
+                    _EnqueueFollowUp.note(state.enqueue(taking: &slot), leftover: &slot, of: mailbox, in: &followUps)
                     index += step
                 }
             }
@@ -79,6 +74,16 @@ struct _EnqueueFollowUp {
     let action: _MailboxState.EnqueueAction
     /// The entry, when the mailbox refused it.
     var entry: _MailboxEntry?
+
+    /// Adds what `action` leaves to do, if anything, to `followUps`.
+    @inline(__always)
+    static func note(
+        _ action: _MailboxState.EnqueueAction, leftover slot: inout _MailboxEntry?, of mailbox: _Mailbox,
+        in followUps: inout [_EnqueueFollowUp]
+    ) {
+        guard action != .none else { return }
+        followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: action, entry: slot.take()))
+    }
 
     func finish() {
         var entry = entry

@@ -30,6 +30,4 @@ struct _SubscriptionHolds {
         subscriptions.removeAll(keepingCapacity: true)
         recent.removeAll(keepingCapacity: true)
     }
-
-    var count: Int { subscriptions.count }
 }

@@ -32,10 +32,11 @@ struct _EventPoolRouteKey: Hashable, Sendable {
 /// A class, so that a dispatch looking it up retains one object rather than each of its arrays.
 final class _EventPoolRoute: Sendable {
     let members: EventPoolMembers
+    /// The threads, held for `targets` (dispatch reads only `targets`).
     let records: [_EventPoolMember]
-    /// `subscriptions[i]` are the callbacks of `records[i]` for this type.
+    /// `subscriptions[i]` are the callbacks of `records[i]` for this type, held for `targets`.
     let subscriptions: [[_Subscription]]
-    /// `records` and `subscriptions` again, unretained, for dispatch: the route holds them.
+    /// `records` and `subscriptions` again, unretained, for dispatch.
     let targets: [_EventPoolTarget]
 
     init(members: EventPoolMembers, records: [_EventPoolMember], subscriptions: [[_Subscription]]) {
