@@ -11,6 +11,12 @@ final class _Route: Sendable {
     /// The subscriptions, unretained, when every one of them runs its handler on the
     /// dispatching thread: the dispatch holds the route, and the route holds them.
     let synchronousSubscriptions: [Unmanaged<_Subscription>]?
+    /// The only subscription, and the pool it forwards to, unretained, when the route's one
+    /// subscriber is an ``EventPool``: the dispatch holds the route, the route the subscription,
+    /// the subscription the pool. Reaching the pool through its subscription's `target` instead
+    /// would retain it per event, and a pool's reference count is slow to change once it is
+    /// weakly referenced.
+    let poolSubscriber: (subscription: Unmanaged<_Subscription>, pool: Unmanaged<_EventPoolCore>)?
 
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
@@ -27,6 +33,11 @@ final class _Route: Sendable {
             return false
         }
         self.synchronousSubscriptions = isSynchronous ? subscriptions.map { .passUnretained($0) } : nil
+        if subscriptions.count == 1, let pool = subscriptions[0].sink as? _EventPoolCore {
+            poolSubscriber = (.passUnretained(subscriptions[0]), .passUnretained(pool))
+        } else {
+            poolSubscriber = nil
+        }
     }
 }
 

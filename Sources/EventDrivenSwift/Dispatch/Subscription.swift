@@ -58,6 +58,8 @@ final class _Subscription: @unchecked Sendable {
     let eventMetatype: any Eventable.Type
     /// The channel within the event type, for labelled or keyed channels; `nil` for plain events.
     let channel: _ChannelKey?
+    /// `channel != nil`, read without copying the key.
+    let isChannelSubscription: Bool
     weak let owner: AnyObject?
     let hasOwner: Bool
     let target: _DeliveryTarget
@@ -82,6 +84,7 @@ final class _Subscription: @unchecked Sendable {
     ) {
         self.eventType = ObjectIdentifier(type)
         self.channel = channel
+        self.isChannelSubscription = channel != nil
         self.eventTypeName = String(reflecting: type)
         self.eventMetatype = type
         self.owner = owner

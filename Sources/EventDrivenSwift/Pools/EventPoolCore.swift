@@ -143,11 +143,10 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
 
     /// Called by the bus for every event of a type the pool's threads listen to.
     func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
-        let key = _EventPoolRouteKey(subscription)
         let admission = locked.withLock { locked -> Admission in
             if locked.state.isStopped { return .stopped }
             if locked.state.isHolding {
-                locked.state.hold(_EventPoolHeldEvent(envelope: envelope, key: key))
+                locked.state.hold(_EventPoolHeldEvent(envelope: envelope, key: _EventPoolRouteKey(subscription)))
                 return .held
             }
             locked.snapshot.pin()
@@ -155,7 +154,14 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         }
         switch admission {
         case .route(let snapshot):
-            route(envelope, key: key, through: snapshot)
+            // A plain event's route is found by its type alone, without building a route key.
+            let routed: Void?
+            if subscription.isChannelSubscription {
+                routed = snapshot.withRoute(_EventPoolRouteKey(subscription)) { route(envelope, along: $0) }
+            } else {
+                routed = snapshot.withPlainRoute(subscription.eventType) { route(envelope, along: $0) }
+            }
+            if routed == nil { bus.counters.undelivered.add(1, ordering: .relaxed) }
             if snapshot.unpin() { snapshotReleased(snapshot.generation) }
         case .held:
             break
@@ -166,11 +172,18 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
 
     /// Hands `envelope` to the thread the balancer chooses, once per callback it has for the type.
     func route(_ envelope: _EventEnvelope, key: _EventPoolRouteKey, through snapshot: _EventPoolSnapshot) {
-        let routed: Void? = snapshot.withRoute(key) { route in
-            let count = route.targets.count
-            let chosen = balancer.selectMember(for: envelope.event, metadata: envelope.metadata, among: route.members)
-            // The pinned snapshot holds the route, which holds the member, its mailbox and callbacks.
-            let target = route.targets[(chosen % count + count) % count]
+        let routed: Void? = snapshot.withRoute(key) { route(envelope, along: $0) }
+        if routed == nil { bus.counters.undelivered.add(1, ordering: .relaxed) }
+    }
+
+    /// Hands `envelope` to the thread of `route` that the balancer chooses. The caller pins the
+    /// snapshot that holds `route`, which holds the thread, its mailbox and its callbacks.
+    @inline(__always)
+    private func route(_ envelope: _EventEnvelope, along route: _EventPoolRoute) {
+        let count = route.targets.count
+        let chosen = balancer.selectMember(for: envelope.event, metadata: envelope.metadata, among: route.members)
+        route.targets.withUnsafeBufferPointer { targets in
+            let target = targets[(chosen % count + count) % count]
             target.mailbox._withUnsafeGuaranteedRef { mailbox in
                 for subscription in target.subscriptions {
                     mailbox.enqueue(_MailboxEntry(envelope: envelope, unretainedSubscription: subscription))
@@ -180,7 +193,6 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
                 _ = member.accepted.add(target.subscriptions.count, ordering: .relaxed)
             }
         }
-        if routed == nil { bus.counters.undelivered.add(1, ordering: .relaxed) }
     }
 
     // MARK: Drain

@@ -86,6 +86,13 @@ final class _EventPoolSnapshot: Sendable {
         return routes[key].map(body)
     }
 
+    /// Calls `body` with the route of the plain event type `eventType`, unretained; `nil` when
+    /// the pool has none.
+    @inline(__always)
+    func withPlainRoute<Result>(_ eventType: ObjectIdentifier, _ body: (_EventPoolRoute) -> Result) -> Result? {
+        plainRoutes.withRoute(eventType, body)
+    }
+
     /// Called under the pool's lock, only while this is the current snapshot.
     func pin() {
         pins.add(1, ordering: .sequentiallyConsistent)
