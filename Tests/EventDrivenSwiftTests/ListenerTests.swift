@@ -104,6 +104,43 @@ struct ListenerTests {
         handle.remove()
     }
 
+    @Test("L3: contexts of their own share the global queue's threads and each stays serial and in order")
+    func requesterContextsTakeTurns() async {
+        // More contexts than cores, each with a stream long enough that its drain hands its
+        // thread back and resumes many times: every context must stay one callback at a time,
+        // in order, and a listener registered from inside a late callback must join that context.
+        let contexts = 8
+        let events = 20_000
+        let bus = EventBus(label: "L3-turns")
+        let values = (0..<contexts).map { _ in CoreRecorder<Int>() }
+        let probes = (0..<contexts).map { _ in CoreOverlapProbe() }
+        let joined = (0..<contexts).map { _ in CoreCounter() }
+        let lateHandles = CoreRecorder<EventListenerHandle>()
+        let handles = await coreOnPlainThread {
+            (0..<contexts).map { index in
+                bus.listen(Ping.self) { event, _ in
+                    probes[index].run { values[index].append(event.value) }
+                    guard event.value == events / 2 else { return }
+                    let late = bus.listen(Ping.self) { event, _ in
+                        probes[index].run { if event.value >= events { joined[index].increment() } }
+                    }
+                    lateHandles.append(late)
+                }
+            }
+        }
+        for value in 0..<events { Ping(value: value).queue(on: bus) }
+        await bus.drain()
+        let more = 1_000
+        for value in events..<(events + more) { Ping(value: value).queue(on: bus) }
+        await bus.drain()
+        for index in 0..<contexts {
+            #expect(values[index].values == Array(0..<(events + more)), "context \(index) got every event in order")
+            #expect(probes[index].maximumOverlap == 1, "context \(index) ran one callback at a time")
+            #expect(joined[index].count == more, "the late listener of context \(index) got the later events")
+        }
+        for handle in handles + lateHandles.values { handle.remove() }
+    }
+
     #if !canImport(Darwin)
         @Test("L3: on Linux a listener registered on the main thread never waits for the main queue")
         func requesterFromMainThreadOnLinux() async {

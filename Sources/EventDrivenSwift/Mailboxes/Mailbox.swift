@@ -176,16 +176,25 @@ final class _Mailbox: Sendable {
         }
     }
 
-    /// Runs batches until the mailbox is idle or finished; used by queue-based executors.
-    /// - Parameter lingerNanoseconds: How long to keep looking after the last batch before
-    ///   going idle (see ``_DrainPacing``); `0` goes idle as soon as nothing is pending.
-    func runUntilIdle(lingerNanoseconds: UInt64 = 0) {
+    /// Runs batches until the mailbox is idle or finished, or until a time slice is used up;
+    /// used by queue-based executors.
+    /// - Parameters:
+    ///   - lingerNanoseconds: How long to keep looking after the last batch before going idle
+    ///     (see ``_DrainPacing``); `0` goes idle as soon as nothing is pending.
+    ///   - sliceNanoseconds: How long to run before handing the queue's thread back while events
+    ///     are still pending; `nil` runs until idle.
+    /// - Returns: `true` when the slice ran out: the drain is still scheduled and the caller
+    ///   must submit it again.
+    func runUntilIdle(lingerNanoseconds: UInt64 = 0, sliceNanoseconds: UInt64? = nil) -> Bool {
         var pacing = _DrainPacing(lingerNanoseconds: lingerNanoseconds)
+        let deadline = sliceNanoseconds.map { DispatchTime._eventNow.uptimeNanoseconds &+ $0 }
         while true {
             switch runBatch(mayIdle: pacing.mayIdle) {
-            case .ran: pacing.ran(batchCount: lastBatchCount)
+            case .ran:
+                pacing.ran(batchCount: lastBatchCount)
+                if let deadline, DispatchTime._eventNow.uptimeNanoseconds >= deadline { return true }
             case .empty: pacing.foundEmpty()
-            case .idle, .finished: return
+            case .idle, .finished: return false
             }
         }
     }

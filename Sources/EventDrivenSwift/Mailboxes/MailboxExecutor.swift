@@ -15,23 +15,36 @@ enum _MailboxExecutor: Sendable {
     /// mailbox thread's 40 µs, since it holds a worker thread that other work shares.
     static var lingerNanoseconds: UInt64 { 20_000 }
 
+    /// How long a drain on a global queue runs before it submits itself again while events are
+    /// still pending, so that the listeners' contexts sharing the queue's few threads take turns
+    /// instead of one context keeping a thread for as long as events stream in.
+    static var sliceNanoseconds: UInt64 { 100_000 }
+
     func wake(_ mailbox: _Mailbox) {
         switch self {
         case .thread(let thread):
             thread.wake()
         case .queue(let queue):
-            drain(mailbox, on: queue, lingerNanoseconds: 0)
+            drain(mailbox, on: queue, lingerNanoseconds: 0, sliceNanoseconds: nil)
         case .globalQueue(let queue):
-            drain(mailbox, on: queue, lingerNanoseconds: Self.lingerNanoseconds)
+            drain(
+                mailbox, on: queue, lingerNanoseconds: Self.lingerNanoseconds, sliceNanoseconds: Self.sliceNanoseconds)
         }
     }
 
-    private func drain(_ mailbox: _Mailbox, on queue: DispatchQueue, lingerNanoseconds: UInt64) {
+    private func drain(
+        _ mailbox: _Mailbox, on queue: DispatchQueue, lingerNanoseconds: UInt64, sliceNanoseconds: UInt64?
+    ) {
         // Like a mailbox thread, the drain names its mailbox as the current receiver, so a
         // `.requesterThread` listener registered from a handler delivers on this context.
         queue.async {
-            _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
-                mailbox.runUntilIdle(lingerNanoseconds: lingerNanoseconds)
+            let sliceEnded = _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
+                mailbox.runUntilIdle(lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds)
+            }
+            // Still scheduled: this drain stays the mailbox's only one, resumed behind the
+            // queue's other work.
+            if sliceEnded {
+                drain(mailbox, on: queue, lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds)
             }
         }
     }
