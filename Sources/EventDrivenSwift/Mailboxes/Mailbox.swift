@@ -181,18 +181,25 @@ final class _Mailbox: Sendable {
     /// - Parameters:
     ///   - lingerNanoseconds: How long to keep looking after the last batch before going idle
     ///     (see ``_DrainPacing``); `0` goes idle as soon as nothing is pending.
-    ///   - sliceNanoseconds: How long to run before handing the queue's thread back while events
-    ///     are still pending; `nil` runs until idle.
+    ///   - sliceNanoseconds: How long to run before handing the queue's thread back while a
+    ///     stream piles up (the last batch held more than one event); ten times as long in any
+    ///     case, so that a request-response exchange is not interrupted every slice. `nil` runs
+    ///     until idle.
     /// - Returns: `true` when the slice ran out: the drain is still scheduled and the caller
     ///   must submit it again.
     func runUntilIdle(lingerNanoseconds: UInt64 = 0, sliceNanoseconds: UInt64? = nil) -> Bool {
         var pacing = _DrainPacing(lingerNanoseconds: lingerNanoseconds)
-        let deadline = sliceNanoseconds.map { DispatchTime._eventNow.uptimeNanoseconds &+ $0 }
+        let start = sliceNanoseconds == nil ? 0 : DispatchTime._eventNow.uptimeNanoseconds
         while true {
             switch runBatch(mayIdle: pacing.mayIdle) {
             case .ran:
                 pacing.ran(batchCount: lastBatchCount)
-                if let deadline, DispatchTime._eventNow.uptimeNanoseconds >= deadline { return true }
+                if let sliceNanoseconds {
+                    let elapsed = DispatchTime._eventNow.uptimeNanoseconds &- start
+                    if elapsed >= sliceNanoseconds && (lastBatchCount > 1 || elapsed >= 10 * sliceNanoseconds) {
+                        return true
+                    }
+                }
             case .empty: pacing.foundEmpty()
             case .idle, .finished: return false
             }

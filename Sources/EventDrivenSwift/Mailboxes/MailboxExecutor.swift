@@ -15,9 +15,10 @@ enum _MailboxExecutor: Sendable {
     /// mailbox thread's 40 µs, since it holds a worker thread that other work shares.
     static var lingerNanoseconds: UInt64 { 20_000 }
 
-    /// How long a drain on a global queue runs before it submits itself again while events are
-    /// still pending, so that the listeners' contexts sharing the queue's few threads take turns
-    /// instead of one context keeping a thread for as long as events stream in.
+    /// How long a drain on a global queue runs before it submits itself again while a stream
+    /// piles up (ten times as long in any case), so that the listeners' contexts sharing the
+    /// queue's few threads take turns instead of one context keeping a thread for as long as
+    /// events stream in.
     static var sliceNanoseconds: UInt64 { 100_000 }
 
     func wake(_ mailbox: _Mailbox) {
