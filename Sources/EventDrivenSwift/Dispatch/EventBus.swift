@@ -140,14 +140,14 @@ public final class EventBus: Sendable {
             return
         }
         if let latest = route.latest { envelope.sequence = latest.advance() }
+        if route.synchronousSubscriptions != nil {
+            deliverSynchronously(envelope, to: route)
+            return
+        }
         if let (subscription, pool) = route.poolSubscriber {
             subscription._withUnsafeGuaranteedRef { subscription in
                 pool._withUnsafeGuaranteedRef { $0.accept(envelope, for: subscription) }
             }
-            return
-        }
-        if route.synchronousSubscriptions != nil {
-            deliverSynchronously(envelope, to: route)
             return
         }
         if envelope.metadata.method == .stack && route.subscriptions.count > 1 {
