@@ -16,6 +16,33 @@ struct _MailboxSubscriber: Sendable {
             _EnqueueFollowUp.note(action, leftover: &slot, of: mailbox, in: &followUps)
         }
     }
+
+    /// Appends an entry for `envelope`, which goes to other subscribers too: the entry is
+    /// built under the mailbox's lock from the borrowed envelope, so that no entry passes
+    /// through an optional, whose destruction costs more than the copy.
+    @inline(__always)
+    func enqueue(borrowing envelope: _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
+        mailbox._withUnsafeGuaranteedRef { mailbox in
+            mailbox.state.withLock { state in
+                _MailboxSubscriber.append(envelope, for: subscription, to: &state, of: mailbox, followUps: &followUps)
+            }
+        }
+    }
+
+    /// Appends an entry for `envelope` and `subscription` to `state`, the state of `mailbox`,
+    /// whose lock the caller holds.
+    @inline(__always)
+    static func append(
+        _ envelope: _EventEnvelope, for subscription: Unmanaged<_Subscription>, to state: inout _MailboxState,
+        of mailbox: _Mailbox, followUps: inout [_EnqueueFollowUp]
+    ) {
+        if let refusal = state.refusal() {
+            let entry = _MailboxEntry(envelope: envelope, unretainedSubscription: subscription)
+            followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: refusal, entry: entry))
+        } else if state.append(_MailboxEntry(envelope: envelope, unretainedSubscription: subscription)) == .wake {
+            followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: .wake, entry: nil))
+        }
+    }
 }
 
 extension [_MailboxSubscriber] {
@@ -39,10 +66,9 @@ extension [_MailboxSubscriber] {
             var end = start + step
             while indices.contains(end) && self[end].mailbox.toOpaque() == mailbox.toOpaque() { end += step }
             if end == start + step {
-                // A mailbox of its own: the entry is built before its lock is taken.
-                self[start].enqueue(copy envelope, followUps: &followUps)
+                self[start].enqueue(borrowing: envelope, followUps: &followUps)
             } else {
-                enqueue(copy envelope, from: start, to: end, step: step, into: mailbox, followUps: &followUps)
+                enqueue(envelope, from: start, to: end, step: step, into: mailbox, followUps: &followUps)
             }
             start = end
         }
@@ -58,9 +84,8 @@ extension [_MailboxSubscriber] {
             mailbox.state.withLock { state in
                 var index = start
                 while index != end {
-                    var slot: _MailboxEntry? = _MailboxEntry(
-                        envelope: envelope, unretainedSubscription: self[index].subscription)
-                    _EnqueueFollowUp.note(state.enqueue(taking: &slot), leftover: &slot, of: mailbox, in: &followUps)
+                    _MailboxSubscriber.append(
+                        envelope, for: self[index].subscription, to: &state, of: mailbox, followUps: &followUps)
                     index += step
                 }
             }

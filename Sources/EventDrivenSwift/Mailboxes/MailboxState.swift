@@ -40,22 +40,26 @@ struct _MailboxState {
     }
 
     mutating func enqueue(_ entry: _MailboxEntry) -> EnqueueAction {
+        if let refusal = refusal() { return refusal }
+        return append(entry)
+    }
+
+    /// Why an entry cannot be appended now (`.rejected`, `.full`), or `nil` when it can. A
+    /// producer that will wait for space is counted here.
+    @inline(__always)
+    mutating func refusal() -> EnqueueAction? {
         guard lifecycle == .open else { return .rejected }
         if pending.count >= capacity {
             if blocksWhenFull { blockedProducers += 1 }
             return .full
         }
-        return append(entry)
+        return nil
     }
 
     /// ``enqueue(_:)`` that moves the entry out of `slot` when it is appended, and leaves it there
     /// otherwise (rejected or full), so that the caller can still account for it.
     mutating func enqueue(taking slot: inout _MailboxEntry?) -> EnqueueAction {
-        guard lifecycle == .open else { return .rejected }
-        if pending.count >= capacity {
-            if blocksWhenFull { blockedProducers += 1 }
-            return .full
-        }
+        if let refusal = refusal() { return refusal }
         return append(slot.take()!)
     }
 
