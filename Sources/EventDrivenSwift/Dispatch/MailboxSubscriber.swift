@@ -6,22 +6,13 @@ struct _MailboxSubscriber: Sendable {
     let subscription: Unmanaged<_Subscription>
     let mailbox: Unmanaged<_Mailbox>
 
-    /// Appends `envelope` to the mailbox; what must be done after the registry lock is released
-    /// (a wake, a refused entry) goes to `followUps`.
+    /// Appends an entry for `envelope` to the mailbox; what must be done after the registry lock
+    /// is released (a wake, a refused entry) goes to `followUps`.
+    ///
+    /// The entry is built under the mailbox's lock from the borrowed envelope rather than moved
+    /// in through an optional: destroying the emptied optional costs more than the copy.
     @inline(__always)
-    func enqueue(_ envelope: consuming _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
-        var slot: _MailboxEntry? = _MailboxEntry(envelope: envelope, unretainedSubscription: subscription)
-        mailbox._withUnsafeGuaranteedRef { mailbox in
-            let action = mailbox.state.withLock { $0.enqueue(taking: &slot) }
-            _EnqueueFollowUp.note(action, leftover: &slot, of: mailbox, in: &followUps)
-        }
-    }
-
-    /// Appends an entry for `envelope`, which goes to other subscribers too: the entry is
-    /// built under the mailbox's lock from the borrowed envelope, so that no entry passes
-    /// through an optional, whose destruction costs more than the copy.
-    @inline(__always)
-    func enqueue(borrowing envelope: _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
+    func enqueue(_ envelope: _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
         mailbox._withUnsafeGuaranteedRef { mailbox in
             mailbox.state.withLock { state in
                 _MailboxSubscriber.append(envelope, for: subscription, to: &state, of: mailbox, followUps: &followUps)
@@ -53,7 +44,7 @@ extension [_MailboxSubscriber] {
     /// Consecutive subscribers that share a mailbox (several listeners on a bus's listener
     /// thread, several callbacks of one EventThread) get their entries under one lock.
     @inline(__always)
-    func enqueue(_ envelope: consuming _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
+    func enqueue(_ envelope: _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
         if count == 1 {
             self[0].enqueue(envelope, followUps: &followUps)
             return
@@ -66,7 +57,7 @@ extension [_MailboxSubscriber] {
             var end = start + step
             while indices.contains(end) && self[end].mailbox.toOpaque() == mailbox.toOpaque() { end += step }
             if end == start + step {
-                self[start].enqueue(borrowing: envelope, followUps: &followUps)
+                self[start].enqueue(envelope, followUps: &followUps)
             } else {
                 enqueue(envelope, from: start, to: end, step: step, into: mailbox, followUps: &followUps)
             }
@@ -99,16 +90,6 @@ struct _EnqueueFollowUp {
     let action: _MailboxState.EnqueueAction
     /// The entry, when the mailbox refused it.
     var entry: _MailboxEntry?
-
-    /// Adds what `action` leaves to do, if anything, to `followUps`.
-    @inline(__always)
-    static func note(
-        _ action: _MailboxState.EnqueueAction, leftover slot: inout _MailboxEntry?, of mailbox: _Mailbox,
-        in followUps: inout [_EnqueueFollowUp]
-    ) {
-        guard action != .none else { return }
-        followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: action, entry: slot.take()))
-    }
 
     func finish() {
         var entry = entry

@@ -39,6 +39,29 @@ final class _Mailbox: Sendable {
         return action == .none || finishEnqueue(action, leftover: &slot)
     }
 
+    /// Appends an entry for `envelope` and the subscription `subscription` refers to, which the
+    /// caller keeps alive; returns `false` when the mailbox no longer accepts events.
+    ///
+    /// The entry is built under the lock from the borrowed envelope: moving a prepared entry in
+    /// through an optional costs more, in the optional's destruction, than the copy.
+    @discardableResult
+    @inline(never)
+    func enqueue(_ envelope: _EventEnvelope, for subscription: Unmanaged<_Subscription>) -> Bool {
+        let action = state.withLock { state -> _MailboxState.EnqueueAction in
+            if let refusal = state.refusal() { return refusal }
+            return state.append(_MailboxEntry(envelope: envelope, unretainedSubscription: subscription))
+        }
+        switch action {
+        case .none: return true
+        case .wake:
+            executor.wake(self)
+            return true
+        case .rejected, .full:
+            var slot: _MailboxEntry? = _MailboxEntry(envelope: envelope, unretainedSubscription: subscription)
+            return finishEnqueue(action, leftover: &slot)
+        }
+    }
+
     /// Does what an enqueue left to do once the lock is released: wake the drainer, or account
     /// for the entry still in `slot` (a closed or full mailbox).
     /// - Returns: `false` when the entry was not accepted.

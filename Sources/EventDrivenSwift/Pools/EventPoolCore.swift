@@ -186,7 +186,7 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
             let target = targets[(chosen % count + count) % count]
             target.mailbox._withUnsafeGuaranteedRef { mailbox in
                 for subscription in target.subscriptions {
-                    mailbox.enqueue(_MailboxEntry(envelope: envelope, unretainedSubscription: subscription))
+                    mailbox.enqueue(envelope, for: subscription)
                 }
             }
             target.member._withUnsafeGuaranteedRef { member in
