@@ -129,7 +129,7 @@ final class _Subscription: @unchecked Sendable {
         case .all:
             break
         case .latestOnly(let tracker):
-            if envelope.sequence != tracker.current { return .superseded }
+            if !envelope.hasSequence(tracker.current) { return .superseded }
         case .youngerThan(let maximumAge):
             if maximumAge > 0 && envelope.metadata.age > maximumAge { return .expired }
         case .custom(let filter):

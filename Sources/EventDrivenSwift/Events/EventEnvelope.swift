@@ -7,14 +7,36 @@ import Dispatch
 struct _EventEnvelope: Sendable {
     let event: any Eventable
     let metadata: EventMetadata
-    /// The event's place among the events of its type on its bus, for `.latestOnly`;
-    /// 0 when no latest-only listener was registered at dispatch.
-    var sequence: UInt64
+    // The sequence number's low 48 bits, in two fields that fit after the metadata, so that the
+    // envelope takes 64 bytes (a 64-bit field would need 72).
+    private var sequenceHigh: UInt16
+    private var sequenceLow: UInt32
+
+    /// The bits of a sequence number an envelope keeps. Latest-only delivery compares numbers
+    /// within these bits, which is exact unless 2⁴⁸ events of one type were dispatched between
+    /// an event's dispatch and its delivery.
+    static var sequenceMask: UInt64 { (1 << 48) - 1 }
 
     @usableFromInline
     init(event: any Eventable, metadata: EventMetadata, sequence: UInt64 = 0) {
         self.event = event
         self.metadata = metadata
-        self.sequence = sequence
+        self.sequenceHigh = UInt16(truncatingIfNeeded: sequence >> 32)
+        self.sequenceLow = UInt32(truncatingIfNeeded: sequence)
+    }
+
+    /// The event's place among the events of its type on its bus, for `.latestOnly` (its low
+    /// 48 bits); 0 when no latest-only listener was registered at dispatch.
+    var sequence: UInt64 {
+        get { UInt64(sequenceHigh) << 32 | UInt64(sequenceLow) }
+        set {
+            sequenceHigh = UInt16(truncatingIfNeeded: newValue >> 32)
+            sequenceLow = UInt32(truncatingIfNeeded: newValue)
+        }
+    }
+
+    /// Whether this is the event numbered `sequence`, compared within the bits kept.
+    func hasSequence(_ sequence: UInt64) -> Bool {
+        self.sequence == sequence & Self.sequenceMask
     }
 }
