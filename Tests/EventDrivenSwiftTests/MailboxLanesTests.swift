@@ -127,6 +127,24 @@ struct MailboxLanesTests {
         }
     }
 
+    @Test("after a burst, emptied lanes keep room for a thousand entries each and free the rest")
+    func burstMemoryIsReleased() {
+        var lanes = _MailboxLanes<Int>()
+        for value in 0..<100_000 { lanes.append(value, method: .queue, priority: .normal) }
+        for value in 0..<10 { lanes.append(value, method: .stack, priority: .high) }
+        #expect(lanes.capacity >= 100_010)
+        var drained = 0
+        lanes.removeEachInOrder(while: { true }, { _ in drained += 1 })
+        #expect(drained == 100_010)
+        let kept = lanes.capacity
+        #expect(kept <= 2 * _Lane<Int>.retainedChunks * 128, "only the retained chunks of the two used lanes")
+        for value in 0..<1_000 { lanes.append(value, method: .queue, priority: .normal) }
+        #expect(lanes.capacity == kept, "a burst of a thousand reuses what was kept")
+        for value in 0..<100_000 { lanes.append(value, method: .queue, priority: .normal) }
+        lanes.removeAll()
+        #expect(lanes.capacity == kept, "removeAll frees a large burst's chunks too")
+    }
+
     @Test("a lane that loses its oldest entries while it keeps receiving stays in order (bounded mailboxes)")
     func slidingWindow() {
         var lanes = _MailboxLanes<Int>()

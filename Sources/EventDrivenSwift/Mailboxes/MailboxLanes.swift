@@ -78,6 +78,7 @@ struct _MailboxLanes<Entry> {
                 taken += 1
                 body(fromBack ? lanePointer.pointee.removeLast() : lanePointer.pointee.removeFirst())
             }
+            lanePointer.pointee.trim()
             occupied &= ~(1 << lane)
         }
         count -= taken
@@ -114,9 +115,15 @@ struct _MailboxLanes<Entry> {
             let lane = remaining.trailingZeroBitCount
             remaining &= remaining - 1
             storage.lanes[lane].removeAll()
+            storage.lanes[lane].trim()
         }
         occupied = 0
         count = 0
+    }
+
+    /// How many entries the lanes can hold without allocating.
+    var capacity: Int {
+        (0..<_LaneStorage<Entry>.laneCount).reduce(0) { $0 + storage.lanes[$1].capacity }
     }
 }
 
@@ -156,8 +163,9 @@ final class _LaneStorage<Entry> {
 /// counted across the chunks, so that entries can be moved out at either end without shifting
 /// the rest, and a growing lane never moves what it holds.
 ///
-/// Chunks are kept when the lane empties and reused from the start, so a mailbox that has once
-/// held a burst of events takes the next one without allocating or touching fresh memory.
+/// Up to ``retainedChunks`` chunks are kept when the lane empties and reused from the start, so a
+/// mailbox takes the next burst of events of that size without allocating or touching fresh
+/// memory; the chunks of a larger burst are freed once the lane has emptied.
 /// A chunk that falls wholly before `head` while the lane is not empty (entries removed from the
 /// front of a lane that keeps receiving, as a bounded mailbox does) is moved to the end for reuse.
 ///
@@ -174,6 +182,8 @@ struct _Lane<Entry> {
     /// Entries per chunk: `1 << chunkShift`.
     private static var chunkShift: Int { 7 }
     private static var chunkSize: Int { 1 << chunkShift }
+    /// How many chunks an emptied lane keeps for reuse (1,024 entries).
+    static var retainedChunks: Int { 8 }
 
     init() {}
 
@@ -271,6 +281,17 @@ struct _Lane<Entry> {
         }
         head = 0
         end = 0
+    }
+
+    /// How many entries the lane can hold without allocating.
+    var capacity: Int { chunkCount << Self.chunkShift }
+
+    /// Frees the chunks beyond ``retainedChunks`` of an empty lane.
+    @inline(__always)
+    mutating func trim() {
+        guard chunkCount > Self.retainedChunks, head == end, let chunks else { return }
+        for index in Self.retainedChunks..<chunkCount { chunks[index].deallocate() }
+        chunkCount = Self.retainedChunks
     }
 
     /// Destroys the entries and frees the chunks; the lane is empty afterwards.
