@@ -190,7 +190,8 @@ extension MailboxLanesTests {
         func entry(_ method: EventDispatchMethod = .queue, _ priority: EventPriority = .normal) -> _MailboxEntry {
             let metadata = EventMetadata(priority: priority, method: method, dispatchTime: .now(), scheduledTime: nil)
             return _MailboxEntry(
-                envelope: _EventEnvelope(event: Note(), metadata: metadata, sequence: 0), subscription: subscription)
+                envelope: _EventEnvelope(event: Note(), metadata: metadata, sequence: 0),
+                unretainedSubscription: .passUnretained(subscription))
         }
     }
 }

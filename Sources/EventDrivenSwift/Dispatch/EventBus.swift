@@ -155,9 +155,8 @@ public final class EventBus: Sendable {
             return
         }
         let subscriptions = route.subscriptions
-        // One receiver with a mailbox: the envelope moves into its entry instead of being copied.
         if subscriptions.count == 1, let mailbox = subscriptions[0].mailbox {
-            mailbox.enqueue(_MailboxEntry(envelope: consume envelope, subscription: subscriptions[0]))
+            mailbox.enqueue(envelope, for: .passUnretained(subscriptions[0]))
             return
         }
         for subscription in subscriptions {

@@ -144,7 +144,7 @@ final class _Subscription: @unchecked Sendable {
     func send(_ envelope: _EventEnvelope, counters: _BusCounters, tasks: _TaskTracker) {
         switch target {
         case .mailbox(let mailbox):
-            mailbox.enqueue(_MailboxEntry(envelope: envelope, subscription: self))
+            mailbox.enqueue(envelope, for: .passUnretained(self))
         case .task:
             tasks.start { [self] in
                 var tally = _DeliveryTally()

@@ -27,18 +27,6 @@ final class _Mailbox: Sendable {
         if let limit { state.withLock { limit.configure(&$0) } }
     }
 
-    /// Appends `entry`; returns `false` when the mailbox no longer accepts events.
-    ///
-    /// The entry is moved into the lane under the lock, not copied. Kept out of line: inlined
-    /// into the dispatch loop it makes the synchronous path around it slower.
-    @discardableResult
-    @inline(never)
-    func enqueue(_ entry: consuming _MailboxEntry) -> Bool {
-        var slot: _MailboxEntry? = consume entry
-        let action = state.withLock { $0.enqueue(taking: &slot) }
-        return action == .none || finishEnqueue(action, leftover: &slot)
-    }
-
     /// Appends an entry for `envelope` and the subscription `subscription` refers to, which the
     /// caller keeps alive; returns `false` when the mailbox no longer accepts events.
     ///

@@ -9,12 +9,6 @@ struct _MailboxEntry: Sendable {
     let envelope: _EventEnvelope
     private let unretainedSubscription: Unmanaged<_Subscription>
 
-    /// An entry for `subscription`; whoever stores the entry must keep `subscription` alive.
-    init(envelope: consuming _EventEnvelope, subscription: _Subscription) {
-        self.envelope = envelope
-        self.unretainedSubscription = .passUnretained(subscription)
-    }
-
     /// An entry for the subscription `subscription` refers to; whoever stores the entry must
     /// keep that subscription alive.
     init(envelope: consuming _EventEnvelope, unretainedSubscription subscription: Unmanaged<_Subscription>) {

@@ -56,13 +56,6 @@ struct _MailboxState {
         return nil
     }
 
-    /// ``enqueue(_:)`` that moves the entry out of `slot` when it is appended, and leaves it there
-    /// otherwise (rejected or full), so that the caller can still account for it.
-    mutating func enqueue(taking slot: inout _MailboxEntry?) -> EnqueueAction {
-        if let refusal = refusal() { return refusal }
-        return append(slot.take()!)
-    }
-
     /// Appends `entry` whatever the capacity.
     mutating func append(_ entry: consuming _MailboxEntry) -> EnqueueAction {
         let method = entry.envelope.metadata.method
