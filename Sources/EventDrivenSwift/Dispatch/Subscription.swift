@@ -73,7 +73,7 @@ final class _Subscription: @unchecked Sendable {
     private let handler: (any Eventable, EventMetadata) -> Void
     private let active = Atomic<Bool>(true)
 
-    init<E: Eventable>(
+    convenience init<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject?,
         target: _DeliveryTarget,
@@ -81,6 +81,22 @@ final class _Subscription: @unchecked Sendable {
         channel: _ChannelKey? = nil,
         registrar: any _SubscriptionRegistrar,
         handler: @escaping (E, EventMetadata) -> Void
+    ) {
+        self.init(
+            type, owner: owner, target: target, interest: interest, channel: channel, registrar: registrar,
+            erasedHandler: _erasedHandler(handler))
+    }
+
+    /// A subscription whose handler takes the type-erased event; `erasedHandler` is only ever
+    /// given events of exactly `type` (routing is by exact dynamic type).
+    init(
+        _ type: any Eventable.Type,
+        owner: AnyObject?,
+        target: _DeliveryTarget,
+        interest: _Interest,
+        channel: _ChannelKey? = nil,
+        registrar: any _SubscriptionRegistrar,
+        erasedHandler: @escaping (any Eventable, EventMetadata) -> Void
     ) {
         self.eventType = ObjectIdentifier(type)
         self.channel = channel
@@ -94,10 +110,7 @@ final class _Subscription: @unchecked Sendable {
         if case .sink(let sink) = target { self.sink = sink } else { self.sink = nil }
         self.interest = interest
         self.registrar = registrar
-        self.handler = { event, metadata in
-            // Routing is by the exact dynamic type, so the event always holds an `E`.
-            handler(_project(event, as: E.self), metadata)
-        }
+        self.handler = erasedHandler
     }
 
     var isActive: Bool { active.load(ordering: .acquiring) }

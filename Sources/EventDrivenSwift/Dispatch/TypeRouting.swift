@@ -7,13 +7,35 @@ func _routingKey<E: Eventable>(of event: E) -> ObjectIdentifier {
 }
 
 /// Reads `event` as an `E`. Routing is by exact dynamic type, so a subscription for `E` only
-/// receives events that hold exactly an `E`: the existential is opened and its value taken as is,
-/// with no dynamic cast. Any other type falls back to a checked cast.
-@inline(__always)
+/// receives events that hold exactly an `E`.
+///
+/// A trivially copyable `E` of at most three words, word-aligned, is always stored in the
+/// existential container's inline buffer (its first three words): where `E` is known at compile
+/// time (a handler built by ``_erasedHandler(_:)`` in the caller's module) it is loaded from
+/// there. Otherwise the existential is opened and its value taken as is, with no dynamic cast;
+/// another type falls back to a checked cast.
+@inlinable
 func _project<E: Eventable>(_ event: any Eventable, as _: E.Type) -> E {
+    if _isPOD(E.self) && MemoryLayout<E>.size <= 3 * MemoryLayout<UnsafeRawPointer>.size
+        && MemoryLayout<E>.alignment <= MemoryLayout<UnsafeRawPointer>.alignment
+    {
+        assert(ObjectIdentifier(type(of: event)) == ObjectIdentifier(E.self), "routed by exact type")
+        return withUnsafePointer(to: event) { UnsafeRawPointer($0).load(as: E.self) }
+    }
     func open<T: Eventable>(_ value: T) -> E {
         if T.self == E.self { return unsafeBitCast(value, to: E.self) }
         return value as! E
     }
     return open(event)
+}
+
+/// A handler of events of type `E`, taking the type-erased event the dispatch path carries.
+///
+/// Inlinable, so that the registration entry points build it in the caller's module, where it is
+/// specialized for `E`: the event is then taken out of its existential by code that knows `E`.
+@inlinable
+func _erasedHandler<E: Eventable>(
+    _ handler: @escaping (E, EventMetadata) -> Void
+) -> (any Eventable, EventMetadata) -> Void {
+    { event, metadata in handler(_project(event, as: E.self), metadata) }
 }

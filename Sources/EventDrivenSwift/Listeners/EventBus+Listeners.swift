@@ -14,6 +14,7 @@ extension EventBus {
     /// nothing: the returned handle carries the ``EventListenerHandle/registrationError`` and
     /// the bus reports it to its error handler and log.
     @discardableResult
+    @inlinable
     public func addListener<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject?,
@@ -40,6 +41,7 @@ extension EventBus {
     /// handle = bus.addListener(TemperatureEvent.self, Self.onTemperature, owner: self)
     /// ```
     @discardableResult
+    @inlinable
     public func addListener<E: Eventable, Owner: AnyObject>(
         _ type: E.Type,
         _ method: @escaping (Owner) -> TypedEventCallback<E>,
@@ -63,6 +65,7 @@ extension EventBus {
     ///
     /// With a `nil` owner the listener lives until it is removed.
     @discardableResult
+    @inlinable
     public func listen<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject? = nil,
@@ -71,6 +74,23 @@ extension EventBus {
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
         _ callback: @escaping (E, EventMetadata) -> Void
+    ) -> EventListenerHandle {
+        _listen(
+            type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
+            customFilter: customFilter, handler: _erasedHandler(callback))
+    }
+
+    /// ``listen(_:owner:executeOn:interestedIn:maximumAge:customFilter:_:)`` with the handler
+    /// built, in the caller's module, for the event type.
+    @usableFromInline
+    func _listen<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject?,
+        executeOn: ExecuteEventOn,
+        interestedIn: EventListenerInterest,
+        maximumAge: Int64,
+        customFilter: TypedEventFilterCallback<E>?,
+        handler: @escaping (any Eventable, EventMetadata) -> Void
     ) -> EventListenerHandle {
         let typeName = String(reflecting: type)
         let interest: _Interest
@@ -92,12 +112,14 @@ extension EventBus {
                 })
         }
         let subscription = _Subscription(
-            type, owner: owner, target: target(for: executeOn), interest: interest, registrar: self, handler: callback)
+            type, owner: owner, target: target(for: executeOn), interest: interest, registrar: self,
+            erasedHandler: handler)
         register(subscription)
         return EventListenerHandle(subscription)
     }
 
-    private func failedRegistration(_ error: EventDrivenError) -> EventListenerHandle {
+    @usableFromInline
+    func failedRegistration(_ error: EventDrivenError) -> EventListenerHandle {
         report(error)
         return EventListenerHandle(failedWith: error)
     }
@@ -129,7 +151,8 @@ extension EventBus {
 }
 
 /// A weak reference that can cross threads.
+@usableFromInline
 struct _WeakReference<Object: AnyObject>: @unchecked Sendable {  // a weak let: loading it is atomic in the runtime
-    weak let object: Object?
-    init(_ object: Object) { self.object = object }
+    @usableFromInline weak let object: Object?
+    @usableFromInline init(_ object: Object) { self.object = object }
 }

@@ -13,6 +13,7 @@ extension Eventable {
     ///   - bus: The bus to listen on; by default ``EventCentral/shared``.
     /// - Returns: A handle whose `remove()` stops further deliveries.
     @discardableResult
+    @inlinable
     public static func addListener(
         _ requester: AnyObject?,
         _ callback: @escaping TypedEventCallback<Self>,
@@ -32,6 +33,7 @@ extension Eventable {
     /// The method is called with the weakly held owner, so the listener never keeps its owner
     /// alive; once the owner is freed the listener is removed.
     @discardableResult
+    @inlinable
     public static func addListener<Owner: AnyObject>(
         _ owner: Owner,
         _ method: @escaping (Owner) -> TypedEventCallback<Self>,

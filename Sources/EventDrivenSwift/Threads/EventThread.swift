@@ -76,6 +76,7 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     /// they were added.
     /// - Returns: A handle whose `remove()` stops further deliveries to this callback.
     @discardableResult
+    @inlinable
     public func addEventCallback<TEvent: Eventable>(
         _ callback: @escaping TypedEventCallback<TEvent>, forEventType: TEvent.Type = TEvent.self
     ) -> EventListenerHandle {
@@ -86,8 +87,18 @@ open class EventThread: ObservableClass, @unchecked Sendable {
 
     /// Registers `callback` for events of type `TEvent`, with their full ``EventMetadata``.
     @discardableResult
+    @inlinable
     public func addEventCallback<TEvent: Eventable>(
         _ type: TEvent.Type, _ callback: @escaping (TEvent, EventMetadata) -> Void
+    ) -> EventListenerHandle {
+        _addEventCallback(type, _erasedHandler(callback))
+    }
+
+    /// ``addEventCallback(_:_:)-(_,(TEvent,EventMetadata)->Void)`` with the handler built, in the
+    /// caller's module, for the event type.
+    @usableFromInline
+    func _addEventCallback(
+        _ type: any Eventable.Type, _ callback: @escaping (any Eventable, EventMetadata) -> Void
     ) -> EventListenerHandle {
         guard !isCancelled else {
             let error = EventDrivenError.threadCancelled(thread: String(describing: Swift.type(of: self)))
@@ -95,7 +106,8 @@ open class EventThread: ObservableClass, @unchecked Sendable {
             return EventListenerHandle(failedWith: error)
         }
         let subscription = _Subscription(
-            type, owner: nil, target: .mailbox(mailbox), interest: .all, registrar: registrar, handler: callback)
+            type, owner: nil, target: .mailbox(mailbox), interest: .all, registrar: registrar,
+            erasedHandler: callback)
         subscriptions.withLock { $0.append(subscription) }
         registrar.register(subscription)
         return EventListenerHandle(subscription)
