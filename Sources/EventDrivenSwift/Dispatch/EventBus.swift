@@ -116,9 +116,11 @@ public final class EventBus: Sendable {
         if served {
             if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
         } else if let found {
-            deliver(makeEnvelope(0), route: found.takeRetainedValue())
+            // The route was retained under the lock; it is lent to `deliver`, then released.
+            found._withUnsafeGuaranteedRef { deliver(makeEnvelope(0), route: $0) }
+            found.release()
         } else if !consumed {
-            deliver(makeEnvelope(0), route: nil)
+            deliverToNobody(makeEnvelope(0))
         }
     }
 
@@ -129,16 +131,23 @@ public final class EventBus: Sendable {
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
             return
         }
-        deliver(_EventEnvelope(event: message, metadata: metadata), route: registry.withLock({ $0.channels[channel] }))
+        let envelope = _EventEnvelope(event: message, metadata: metadata)
+        if let route = registry.withLock({ $0.channels[channel] }) {
+            deliver(envelope, route: route)
+        } else {
+            deliverToNobody(envelope)
+        }
     }
 
-    /// Hands `envelope` to every subscription of `route`, outside the registry lock.
-    private func deliver(_ envelope: consuming _EventEnvelope, route: _Route?) {
-        guard let route else {
-            counters.undelivered.add(1, ordering: .relaxed)
-            if counters.deadLetters.isObserved { counters.deadLetters.post(envelope, reason: .undelivered) }
-            return
-        }
+    /// Counts an event no one subscribes to, and posts it as a dead letter if anyone listens.
+    private func deliverToNobody(_ envelope: _EventEnvelope) {
+        counters.undelivered.add(1, ordering: .relaxed)
+        if counters.deadLetters.isObserved { counters.deadLetters.post(envelope, reason: .undelivered) }
+    }
+
+    /// Hands `envelope` to every subscription of `route`, outside the registry lock; the caller
+    /// keeps `route` alive.
+    private func deliver(_ envelope: consuming _EventEnvelope, route: _Route) {
         if let latest = route.latest { envelope.sequence = latest.advance() }
         if route.synchronousSubscriptions != nil {
             deliverSynchronously(envelope, to: route)
