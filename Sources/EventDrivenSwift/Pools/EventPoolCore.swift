@@ -154,13 +154,7 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         }
         switch admission {
         case .route(let snapshot):
-            // A plain event's route is found by its type alone, without building a route key.
-            let routed: Void?
-            if subscription.isChannelSubscription {
-                routed = snapshot.withRoute(_EventPoolRouteKey(subscription)) { route(envelope, along: $0) }
-            } else {
-                routed = snapshot.withPlainRoute(subscription.eventType) { route(envelope, along: $0) }
-            }
+            let routed: Void? = snapshot.withRoute(for: subscription) { route(envelope, along: $0) }
             if routed == nil { bus.counters.undelivered.add(1, ordering: .relaxed) }
             if snapshot.unpin() { snapshotReleased(snapshot.generation) }
         case .held:

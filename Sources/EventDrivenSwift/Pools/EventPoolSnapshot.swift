@@ -86,11 +86,13 @@ final class _EventPoolSnapshot: Sendable {
         return routes[key].map(body)
     }
 
-    /// Calls `body` with the route of the plain event type `eventType`, unretained; `nil` when
-    /// the pool has none.
+    /// Calls `body` with the route `subscription` (the pool's own subscription on the bus)
+    /// stands for, unretained; `nil` when the pool has none. A plain event's route is found by
+    /// its type alone, without building a route key, which would copy the channel key.
     @inline(__always)
-    func withPlainRoute<Result>(_ eventType: ObjectIdentifier, _ body: (_EventPoolRoute) -> Result) -> Result? {
-        plainRoutes.withRoute(eventType, body)
+    func withRoute<Result>(for subscription: _Subscription, _ body: (_EventPoolRoute) -> Result) -> Result? {
+        if subscription.isChannelSubscription { return routes[_EventPoolRouteKey(subscription)].map(body) }
+        return plainRoutes.withRoute(subscription.eventType, body)
     }
 
     /// Called under the pool's lock, only while this is the current snapshot.
