@@ -39,15 +39,10 @@ final class _Mailbox: Sendable {
             if let refusal = state.refusal() { return refusal }
             return state.append(_MailboxEntry(envelope: envelope, unretainedSubscription: subscription))
         }
-        switch action {
-        case .none: return true
-        case .wake:
-            executor.wake(self)
-            return true
-        case .rejected, .full:
-            var slot: _MailboxEntry? = _MailboxEntry(envelope: envelope, unretainedSubscription: subscription)
-            return finishEnqueue(action, leftover: &slot)
-        }
+        if action == .none { return true }
+        // A wake is rare (the drainer was idle) and costs far more than the optional.
+        var refused = action == .wake ? nil : _MailboxEntry(envelope: envelope, unretainedSubscription: subscription)
+        return finishEnqueue(action, leftover: &refused)
     }
 
     /// Does what an enqueue left to do once the lock is released: wake the drainer, or account
