@@ -79,21 +79,27 @@ public final class EventBus: Sendable {
     /// and delivery are plain code in this module.
     @inlinable
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata) {
-        route(key: _routingKey(of: event)) { sequence in
+        route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) { sequence in
             _EventEnvelope(event: event, metadata: metadata, sequence: sequence)
         }
     }
 
-    /// Hands the event to the subscribers of `key`; `makeEnvelope` boxes it, given its sequence
-    /// number, once the route is known.
+    /// Hands the event to the subscribers of `key`; `makeEnvelope` boxes it with its sequence
+    /// number, as often as it is called, and `method` is how it was dispatched.
     ///
     /// A route whose subscribers all have unbounded mailboxes (the common case) is served while
     /// the registry lock is held: the route is borrowed, not retained, and each entry is appended
     /// under its mailbox's own lock nested inside (the only nesting of the two, so it cannot
     /// deadlock). Wakes and refusals are finished after the lock is released. Any other route is
     /// retained, and delivered to once the lock is released.
+    ///
+    /// An entry is built in its mailbox from a fresh envelope rather than copied from a shared one:
+    /// for a lone subscriber always, and for every subscriber when the event is stored inline in
+    /// its box (`boxesInline`, see ``_boxesInline(_:)``), where boxing costs less than the copy.
     @usableFromInline
-    func route(key: ObjectIdentifier, makeEnvelope: (UInt64) -> _EventEnvelope) {
+    func route(
+        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
+    ) {
         guard !isShutDownFlag.load(ordering: .relaxed) else {
             counters.rejected.add(1, ordering: .relaxed)
             report(.busShutDown(bus: label, eventType: String(reflecting: type(of: makeEnvelope(0).event))))
@@ -109,7 +115,13 @@ public final class EventBus: Sendable {
                     found = .passRetained(borrowed)
                     return false
                 }
-                subscribers.enqueue(makeEnvelope(borrowed.latest?.advance() ?? 0), followUps: &followUps)
+                let sequence = borrowed.latest?.advance() ?? 0
+                if boxesInline || subscribers.count == 1 {
+                    subscribers.enqueue(method: method, { makeEnvelope(sequence) }, followUps: &followUps)
+                } else {
+                    let envelope = makeEnvelope(sequence)
+                    subscribers.enqueue(method: method, { envelope }, followUps: &followUps)
+                }
                 return true
             } ?? false
         }

@@ -6,50 +6,54 @@ struct _MailboxSubscriber: Sendable {
     let subscription: Unmanaged<_Subscription>
     let mailbox: Unmanaged<_Mailbox>
 
-    /// Appends an entry for `envelope` to the mailbox; what must be done after the registry lock
-    /// is released (a wake, a refused entry) goes to `followUps`.
+    /// Appends an entry for the envelope `makeEnvelope` returns to the mailbox; what must be
+    /// done after the registry lock is released (a wake, a refused entry) goes to `followUps`.
     ///
-    /// The entry is built under the mailbox's lock from the borrowed envelope rather than moved
-    /// in through an optional: destroying the emptied optional costs more than the copy.
+    /// The envelope is made under the mailbox's lock, straight into the entry that moves into
+    /// the lane, so that it is neither copied nor destroyed on the way.
     @inline(__always)
-    func enqueue(_ envelope: _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
+    func enqueue(_ makeEnvelope: () -> _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
         mailbox._withUnsafeGuaranteedRef { mailbox in
             mailbox.state.withLock { state in
-                _MailboxSubscriber.append(envelope, for: subscription, to: &state, of: mailbox, followUps: &followUps)
+                _MailboxSubscriber.append(
+                    makeEnvelope, for: subscription, to: &state, of: mailbox, followUps: &followUps)
             }
         }
     }
 
-    /// Appends an entry for `envelope` and `subscription` to `state`, the state of `mailbox`,
-    /// whose lock the caller holds.
+    /// Appends an entry for `makeEnvelope()` and `subscription` to `state`, the state of
+    /// `mailbox`, whose lock the caller holds.
     @inline(__always)
     static func append(
-        _ envelope: _EventEnvelope, for subscription: Unmanaged<_Subscription>, to state: inout _MailboxState,
-        of mailbox: _Mailbox, followUps: inout [_EnqueueFollowUp]
+        _ makeEnvelope: () -> _EventEnvelope, for subscription: Unmanaged<_Subscription>,
+        to state: inout _MailboxState, of mailbox: _Mailbox, followUps: inout [_EnqueueFollowUp]
     ) {
         if let refusal = state.refusal() {
-            let entry = _MailboxEntry(envelope: envelope, unretainedSubscription: subscription)
+            let entry = _MailboxEntry(envelope: makeEnvelope(), unretainedSubscription: subscription)
             followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: refusal, entry: entry))
-        } else if state.append(_MailboxEntry(envelope: envelope, unretainedSubscription: subscription)) == .wake {
+        } else if state.append(_MailboxEntry(envelope: makeEnvelope(), unretainedSubscription: subscription)) == .wake {
             followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: .wake, entry: nil))
         }
     }
 }
 
 extension [_MailboxSubscriber] {
-    /// Appends `envelope` to every subscriber's mailbox. A stacked event goes to them in
-    /// reverse, because each receiver runs its stacked entries newest first: a receiver with
-    /// several callbacks for the type then still runs them in registration order.
+    /// Appends an entry for each subscriber to its mailbox, each with the envelope
+    /// `makeEnvelope` returns for it. A stacked event (`method`) goes to them in reverse,
+    /// because each receiver runs its stacked entries newest first: a receiver with several
+    /// callbacks for the type then still runs them in registration order.
     ///
     /// Consecutive subscribers that share a mailbox (several listeners on a bus's listener
     /// thread, several callbacks of one EventThread) get their entries under one lock.
     @inline(__always)
-    func enqueue(_ envelope: _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
+    func enqueue(
+        method: EventDispatchMethod, _ makeEnvelope: () -> _EventEnvelope, followUps: inout [_EnqueueFollowUp]
+    ) {
         if count == 1 {
-            self[0].enqueue(envelope, followUps: &followUps)
+            self[0].enqueue(makeEnvelope, followUps: &followUps)
             return
         }
-        let isStacked = envelope.metadata.method == .stack
+        let isStacked = method == .stack
         let step = isStacked ? -1 : 1
         var start = isStacked ? count - 1 : 0
         while indices.contains(start) {
@@ -57,18 +61,19 @@ extension [_MailboxSubscriber] {
             var end = start + step
             while indices.contains(end) && self[end].mailbox.toOpaque() == mailbox.toOpaque() { end += step }
             if end == start + step {
-                self[start].enqueue(envelope, followUps: &followUps)
+                self[start].enqueue(makeEnvelope, followUps: &followUps)
             } else {
-                enqueue(envelope, from: start, to: end, step: step, into: mailbox, followUps: &followUps)
+                enqueue(makeEnvelope, from: start, to: end, step: step, into: mailbox, followUps: &followUps)
             }
             start = end
         }
     }
 
-    /// Appends `envelope` for the subscribers `start`, `start + step`, … before `end`, which
-    /// all deliver into `mailbox`, under one hold of its lock.
+    /// Appends an entry for the subscribers `start`, `start + step`, … before `end`, which all
+    /// deliver into `mailbox`, under one hold of its lock.
     private func enqueue(
-        _ envelope: _EventEnvelope, from start: Int, to end: Int, step: Int, into mailbox: Unmanaged<_Mailbox>,
+        _ makeEnvelope: () -> _EventEnvelope, from start: Int, to end: Int, step: Int,
+        into mailbox: Unmanaged<_Mailbox>,
         followUps: inout [_EnqueueFollowUp]
     ) {
         mailbox._withUnsafeGuaranteedRef { mailbox in
@@ -76,7 +81,7 @@ extension [_MailboxSubscriber] {
                 var index = start
                 while index != end {
                     _MailboxSubscriber.append(
-                        envelope, for: self[index].subscription, to: &state, of: mailbox, followUps: &followUps)
+                        makeEnvelope, for: self[index].subscription, to: &state, of: mailbox, followUps: &followUps)
                     index += step
                 }
             }
