@@ -164,6 +164,33 @@ struct MailboxLanesTests {
         #expect(order(of: lanes) == model)
     }
 
+    @Test("the holds of pending entries keep every subscription alive, however many share the mailbox, until released")
+    func holdsKeepSubscriptionsAlive() {
+        let bus = EventBus(label: "holds")
+        var holds = _SubscriptionHolds()
+        var weakSubscriptions: [WeakSubscription] = []
+        do {
+            // Forty subscriptions of one mailbox, their entries interleaved, each entry held:
+            // for one batch, then again for the next after the first was released.
+            let subscriptions = (0..<40).map { _ in
+                _Subscription(
+                    Note.self, owner: nil, target: .synchronous, interest: .all, registrar: bus, handler: { _, _ in })
+            }
+            weakSubscriptions = subscriptions.map { WeakSubscription(subscription: $0) }
+            for batch in 0..<2 {
+                if batch == 1 { holds.removeAll() }
+                for pass in 0..<3 {
+                    for subscription in pass == 1 ? subscriptions.reversed() : subscriptions {
+                        holds.hold(subscriptionOf: Fixture.entry(for: subscription))
+                    }
+                }
+            }
+        }
+        #expect(weakSubscriptions.allSatisfy { $0.subscription != nil }, "the second batch's holds keep them")
+        holds.removeAll()
+        #expect(weakSubscriptions.allSatisfy { $0.subscription == nil }, "released with the holds")
+    }
+
     private func order<Entry>(of lanes: _MailboxLanes<Entry>) -> [Entry] {
         var result: [Entry] = []
         lanes.forEachInOrder { entry in
@@ -188,10 +215,21 @@ extension MailboxLanesTests {
         }
 
         func entry(_ method: EventDispatchMethod = .queue, _ priority: EventPriority = .normal) -> _MailboxEntry {
+            Self.entry(for: subscription, method, priority)
+        }
+
+        /// An entry for `subscription`, which the caller keeps alive.
+        static func entry(
+            for subscription: _Subscription, _ method: EventDispatchMethod = .queue, _ priority: EventPriority = .normal
+        ) -> _MailboxEntry {
             let metadata = EventMetadata(priority: priority, method: method, dispatchTime: .now(), scheduledTime: nil)
             return _MailboxEntry(
                 envelope: _EventEnvelope(event: Note(), metadata: metadata, sequence: 0),
                 unretainedSubscription: .passUnretained(subscription))
         }
+    }
+
+    struct WeakSubscription {
+        weak var subscription: _Subscription?
     }
 }

@@ -72,6 +72,10 @@ final class _Subscription: @unchecked Sendable {
     weak let registrar: (any _SubscriptionRegistrar)?
     private let handler: (any Eventable, EventMetadata) -> Void
     private let active = Atomic<Bool>(true)
+    /// The generation of the ``_SubscriptionHolds`` that held this subscription last. Several
+    /// mailboxes may hold it (a pool's threads); one overwriting another's record only makes the
+    /// other hold it a second time.
+    private let heldBy = Atomic<UInt64>(0)
 
     convenience init<E: Eventable>(
         _ type: E.Type,
@@ -114,6 +118,15 @@ final class _Subscription: @unchecked Sendable {
     }
 
     var isActive: Bool { active.load(ordering: .acquiring) }
+
+    /// Records that the holds of `generation` keep this subscription alive; `false` when they
+    /// already did.
+    @inline(__always)
+    func recordHold(generation: UInt64) -> Bool {
+        if heldBy.load(ordering: .relaxed) == generation { return false }
+        heldBy.store(generation, ordering: .relaxed)
+        return true
+    }
 
     /// `true` when deliveries wait in a receiver's D3 lanes (a mailbox, or a sink such as a pool
     /// that forwards to one) rather than running at once or in a task of their own.

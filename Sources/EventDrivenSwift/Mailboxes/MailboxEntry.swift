@@ -7,7 +7,7 @@
 /// pass back and forth between cores for every event.
 struct _MailboxEntry: Sendable {
     let envelope: _EventEnvelope
-    private let unretainedSubscription: Unmanaged<_Subscription>
+    let unretainedSubscription: Unmanaged<_Subscription>
 
     /// An entry for the subscription `subscription` refers to; whoever stores the entry must
     /// keep that subscription alive.

@@ -1,33 +1,45 @@
+import Synchronization
+
 /// Strong references to the subscriptions of a set of mailbox entries, one per subscription
 /// rather than one per entry.
 ///
 /// A mailbox keeps one for its pending entries and hands it to the drainer with the batch, which
 /// drops it once the batch has run. A receiver with one subscription retains it once per batch.
+///
+/// Each generation of a set (from its creation or its last ``removeAll()``) has a number no
+/// other set ever had; a subscription records the generation that last held it, so that asking
+/// again is one comparison whatever the number of subscriptions sharing the mailbox. A set must
+/// not be copied and then mutated in both copies (mailboxes only move theirs, with `swap`).
 struct _SubscriptionHolds {
     private var subscriptions: [_Subscription] = []
-    /// The identities of the newest holds, checked before adding another.
-    private var recent: [UnsafeMutableRawPointer] = []
+    /// This generation's number.
+    private var generation = _SubscriptionHolds.newGeneration()
+    /// The subscription held last, compared before its record of holds is read.
+    private var newest: UnsafeMutableRawPointer?
 
-    /// How many recent holds `hold(_:)` compares with before adding one.
-    private static var window: Int { 16 }
+    /// The source of generation numbers, shared by every set.
+    private static let generations = Atomic<UInt64>(0)
+
+    private static func newGeneration() -> UInt64 {
+        generations.add(1, ordering: .relaxed).newValue
+    }
 
     /// Keeps the subscription of `entry` alive until ``removeAll()``.
     @inline(__always)
     mutating func hold(subscriptionOf entry: borrowing _MailboxEntry) {
         let address = entry.subscriptionAddress
-        if recent.last == address { return }
-        holdIfNew(entry.subscription, address: address)
+        if newest == address { return }
+        newest = address
+        let subscription = entry.unretainedSubscription
+        if subscription._withUnsafeGuaranteedRef({ $0.recordHold(generation: generation) }) {
+            subscriptions.append(subscription.takeUnretainedValue())
+        }
     }
 
-    private mutating func holdIfNew(_ subscription: _Subscription, address: UnsafeMutableRawPointer) {
-        if recent.suffix(Self.window).contains(address) { return }
-        subscriptions.append(subscription)
-        recent.append(address)
-    }
-
-    /// Releases every hold, keeping the storage for reuse.
+    /// Releases every hold, keeping the storage for reuse, and starts a new generation.
     mutating func removeAll() {
         subscriptions.removeAll(keepingCapacity: true)
-        recent.removeAll(keepingCapacity: true)
+        newest = nil
+        generation = Self.newGeneration()
     }
 }
