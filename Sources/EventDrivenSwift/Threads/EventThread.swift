@@ -75,9 +75,12 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     /// Several callbacks may be registered for one type; each event reaches them in the order
     /// they were added.
     /// - Returns: A handle whose `remove()` stops further deliveries to this callback.
+    ///
+    /// Final, like the other registration methods, so that a call is bound at compile time and
+    /// the callback specialized for `TEvent` in the caller's module.
     @discardableResult
     @inlinable
-    public func addEventCallback<TEvent: Eventable>(
+    public final func addEventCallback<TEvent: Eventable>(
         _ callback: @escaping TypedEventCallback<TEvent>, forEventType: TEvent.Type = TEvent.self
     ) -> EventListenerHandle {
         addEventCallback(forEventType) { event, metadata in
@@ -88,7 +91,7 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     /// Registers `callback` for events of type `TEvent`, with their full ``EventMetadata``.
     @discardableResult
     @inlinable
-    public func addEventCallback<TEvent: Eventable>(
+    public final func addEventCallback<TEvent: Eventable>(
         _ type: TEvent.Type, _ callback: @escaping (TEvent, EventMetadata) -> Void
     ) -> EventListenerHandle {
         _addEventCallback(type, _erasedHandler(callback))
