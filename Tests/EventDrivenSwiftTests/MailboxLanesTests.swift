@@ -68,7 +68,7 @@ struct MailboxLanesTests {
         #expect(
             state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: false) == .empty, "still scheduled")
         #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .idle)
-        #expect(!state.isScheduled)
+        #expect(state.isScheduled == false)
         #expect(state.enqueue(fixture.entry()) == .wake, "idle again: the next producer wakes it")
     }
 
@@ -123,7 +123,7 @@ struct MailboxLanesTests {
             var drained: [Int] = []
             lanes.removeEachInOrder(while: { true }, { drained.append($0) })
             #expect(drained == expected, "round \(round)")
-            #expect(lanes.isEmpty)
+            #expect(lanes.count == 0)
         }
     }
 
@@ -191,7 +191,7 @@ struct MailboxLanesTests {
         #expect(weakSubscriptions.allSatisfy { $0.subscription == nil }, "released with the holds")
     }
 
-    private func order<Entry>(of lanes: _MailboxLanes<Entry>) -> [Entry] {
+    private func order<Entry>(of lanes: borrowing _MailboxLanes<Entry>) -> [Entry] {
         var result: [Entry] = []
         lanes.forEachInOrder { entry in
             result.append(entry)

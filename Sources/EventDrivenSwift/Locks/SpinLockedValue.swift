@@ -18,11 +18,11 @@ import Synchronization
 ///
 /// Built on `Atomic` acquire/release operations, which ThreadSanitizer understands.
 // @unchecked Sendable: `value` is only reached between a successful acquire of `word` and its release
-final class _SpinLockedValue<Value>: @unchecked Sendable {
+final class _SpinLockedValue<Value: ~Copyable>: @unchecked Sendable {
     private let word = Atomic<UInt32>(0)
     @exclusivity(unchecked) private var value: Value
 
-    init(_ value: Value) {
+    init(_ value: consuming Value) {
         self.value = value
     }
 

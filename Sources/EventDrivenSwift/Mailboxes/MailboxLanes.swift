@@ -3,39 +3,46 @@
 /// Stacked entries run first, highest priority first and newest first within a priority; queued
 /// entries run next, highest priority first and oldest first within a priority.
 ///
-/// The lanes live in one block of ten growable buffers that is mutated in place: an append moves
-/// the entry straight into its lane, and the drainer moves each entry out as it runs it, so an
-/// entry is never copied between its enqueue and its delivery. Copying a `_MailboxLanes` shares
-/// the block until one of the copies is mutated, which then copies it first (copy on write).
-struct _MailboxLanes<Entry> {
-    private var storage = _LaneStorage<Entry>()
+/// The ten lanes live in one block that the value owns and mutates in place: an append moves the
+/// entry straight into its lane, and the drainer moves each entry out as it runs it, so an entry
+/// is never copied between its enqueue and its delivery. The value cannot be copied (it is moved
+/// or swapped), so a mutation needs no uniqueness check.
+struct _MailboxLanes<Entry>: ~Copyable {
+    static var priorityCount: Int { 5 }
+    static var laneCount: Int { 2 * priorityCount }
+
+    private let lanes: UnsafeMutablePointer<_Lane<Entry>>
     /// Bit `i` is set while lane `i` holds entries.
     private var occupied: UInt16 = 0
     /// The number of entries in all lanes.
     private(set) var count = 0
 
-    init() {}
+    init() {
+        assert(Self.priorityCount == EventPriority.allCases.count)
+        lanes = .allocate(capacity: Self.laneCount)
+        lanes.initialize(repeating: _Lane(), count: Self.laneCount)
+    }
+
+    deinit {
+        for lane in 0..<Self.laneCount { lanes[lane].release() }
+        lanes.deinitialize(count: Self.laneCount)
+        lanes.deallocate()
+    }
 
     var isEmpty: Bool { count == 0 }
 
     /// Stacked lanes 0...4 come before queued lanes 5...9; each group runs highest first.
     @inline(__always)
     private static func lane(_ method: EventDispatchMethod, _ priority: EventPriority) -> Int {
-        (method == .stack ? 0 : _LaneStorage<Entry>.priorityCount) + priority.rawValue
+        (method == .stack ? 0 : priorityCount) + priority.rawValue
     }
 
     @inline(__always)
-    private static func isStackLane(_ lane: Int) -> Bool { lane < _LaneStorage<Entry>.priorityCount }
-
-    @inline(__always)
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-    }
+    private static func isStackLane(_ lane: Int) -> Bool { lane < priorityCount }
 
     mutating func append(_ entry: consuming Entry, method: EventDispatchMethod, priority: EventPriority) {
         let lane = Self.lane(method, priority)
-        makeUnique()
-        storage.lanes[lane].append(entry)
+        lanes[lane].append(entry)
         occupied |= 1 << lane
         count += 1
     }
@@ -49,7 +56,7 @@ struct _MailboxLanes<Entry> {
         while remaining != 0 {
             let lane = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            let finished = storage.lanes[lane].forEach(newestFirst: Self.isStackLane(lane)) { entry in
+            let finished = lanes[lane].forEach(newestFirst: Self.isStackLane(lane)) { entry in
                 visited += 1
                 return body(entry)
             }
@@ -64,11 +71,10 @@ struct _MailboxLanes<Entry> {
     @discardableResult
     mutating func removeEachInOrder(while proceed: () -> Bool, _ body: (consuming Entry) -> Void) -> Int {
         guard occupied != 0 else { return 0 }
-        makeUnique()
         var taken = 0
         while occupied != 0 {
             let lane = occupied.trailingZeroBitCount
-            let lanePointer = storage.lanes + lane
+            let lanePointer = lanes + lane
             let fromBack = Self.isStackLane(lane)
             while !lanePointer.pointee.isEmpty {
                 guard proceed() else {
@@ -93,15 +99,14 @@ struct _MailboxLanes<Entry> {
         while remaining != 0 {
             let lane = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            if let current = oldestLane, !isOlder(storage.lanes[lane].first, storage.lanes[current].first) {
+            if let current = oldestLane, !isOlder(lanes[lane].first, lanes[current].first) {
                 continue
             }
             oldestLane = lane
         }
         guard let lane = oldestLane else { return nil }
-        makeUnique()
-        let entry = storage.lanes[lane].removeFirst()
-        if storage.lanes[lane].isEmpty { occupied &= ~(1 << lane) }
+        let entry = lanes[lane].removeFirst()
+        if lanes[lane].isEmpty { occupied &= ~(1 << lane) }
         count -= 1
         return entry
     }
@@ -109,13 +114,12 @@ struct _MailboxLanes<Entry> {
     /// Empties every lane, keeping their storage for reuse.
     mutating func removeAll() {
         guard occupied != 0 else { return }
-        makeUnique()
         var remaining = occupied
         while remaining != 0 {
             let lane = remaining.trailingZeroBitCount
             remaining &= remaining - 1
-            storage.lanes[lane].removeAll()
-            storage.lanes[lane].trim()
+            lanes[lane].removeAll()
+            lanes[lane].trim()
         }
         occupied = 0
         count = 0
@@ -123,39 +127,7 @@ struct _MailboxLanes<Entry> {
 
     /// How many entries the lanes can hold without allocating.
     var capacity: Int {
-        (0..<_LaneStorage<Entry>.laneCount).reduce(0) { $0 + storage.lanes[$1].capacity }
-    }
-}
-
-/// The ten lanes of a `_MailboxLanes`, in one block that is mutated in place.
-final class _LaneStorage<Entry> {
-    static var priorityCount: Int { 5 }
-    static var laneCount: Int { 2 * priorityCount }
-
-    let lanes: UnsafeMutablePointer<_Lane<Entry>>
-
-    init() {
-        assert(Self.priorityCount == EventPriority.allCases.count)
-        lanes = .allocate(capacity: Self.laneCount)
-        lanes.initialize(repeating: _Lane(), count: Self.laneCount)
-    }
-
-    /// An independent copy, for copy on write.
-    func copy() -> _LaneStorage<Entry> {
-        let copy = _LaneStorage()
-        for lane in 0..<Self.laneCount {
-            lanes[lane].forEach(newestFirst: false) { entry in
-                copy.lanes[lane].append(entry)
-                return true
-            }
-        }
-        return copy
-    }
-
-    deinit {
-        for lane in 0..<Self.laneCount { lanes[lane].release() }
-        lanes.deinitialize(count: Self.laneCount)
-        lanes.deallocate()
+        (0..<Self.laneCount).reduce(0) { $0 + lanes[$1].capacity }
     }
 }
 
@@ -169,7 +141,7 @@ final class _LaneStorage<Entry> {
 /// A chunk that falls wholly before `head` while the lane is not empty (entries removed from the
 /// front of a lane that keeps receiving, as a bounded mailbox does) is moved to the end for reuse.
 ///
-/// It owns its chunks but is not a safe value type: only `_LaneStorage` holds lanes, in place,
+/// It owns its chunks but is not a safe value type: only `_MailboxLanes` holds lanes, in place,
 /// and releases them in its `deinit`.
 struct _Lane<Entry> {
     /// The chunks, in order; `chunkCount` of the `chunkSlots` slots are in use.

@@ -2,7 +2,7 @@
 ///
 /// A pure state machine: every transition returns what the caller must do once the lock is
 /// released (wake the drainer, run barriers), so that the lock is never held across user code.
-struct _MailboxState {
+struct _MailboxState: ~Copyable {
     enum Lifecycle {
         /// Accepts events.
         case open
