@@ -20,6 +20,43 @@ struct EventableTests {
         handle.remove()
     }
 
+    @Test(
+        "E1: events of every layout (inline trivial, with references, too large for inline storage) arrive intact through mailboxes, then are released",
+        arguments: [ExecuteEventOn.listenerThread, .requesterThread, .synchronous])
+    func everyLayoutArrivesAndIsReleased(executeOn: ExecuteEventOn) async {
+        let bus = EventBus(label: "E1-layouts")
+        let received = CoreRecorder<String>()
+        var handles = [
+            bus.listen(Tick.self, executeOn: executeOn) { event, _ in received.append("tick \(event.index)") },
+            bus.listen(Named.self, executeOn: executeOn) { event, _ in received.append("named \(event.name)") },
+            bus.listen(Large.self, executeOn: executeOn) { event, _ in
+                received.append("large \(event.values.0 + event.values.4) \(event.label)")
+            },
+            bus.listen(Carrying.self, executeOn: executeOn, interestedIn: .latestOnly) { event, _ in
+                received.append("carrying \(event.payload.value)")
+            },
+        ]
+        var released: [WeakPayload] = []
+        for index in 0..<3 {
+            Tick(index: index).queue(on: bus)
+            Named(name: "n\(index)").queue(on: bus)
+            Large(values: (index, 0, 0, 0, 10), label: "l\(index)").queue(on: bus)
+            let payload = Payload(value: index)
+            released.append(WeakPayload(payload: payload))
+            Carrying(payload: payload).queue(on: bus)
+        }
+        await bus.drain()
+        // Each listener sees its events in order (requester contexts of different listeners
+        // may interleave).
+        #expect(received.values.filter { $0.hasPrefix("tick") } == ["tick 0", "tick 1", "tick 2"])
+        #expect(received.values.filter { $0.hasPrefix("named") } == ["named n0", "named n1", "named n2"])
+        #expect(received.values.filter { $0.hasPrefix("large") } == ["large 10 l0", "large 11 l1", "large 12 l2"])
+        #expect(received.values.filter { $0.hasPrefix("carrying") }.last == "carrying 2")
+        #expect(released.allSatisfy { $0.payload == nil }, "every payload is released once its event was handled")
+        for handle in handles { handle.remove() }
+        handles.removeAll()
+    }
+
     @Test("E2: G<Int> and G<String> are different routes")
     func genericSpecialisationsAreDistinct() async {
         let bus = EventBus(label: "E2")
@@ -111,6 +148,31 @@ struct EventableTests {
 }
 
 extension EventableTests {
+    /// An event holding a reference (a string), stored inline.
+    struct Named: Eventable {
+        let name: String
+    }
+
+    /// An event too large for an existential's inline storage.
+    struct Large: Eventable {
+        let values: (Int, Int, Int, Int, Int)
+        let label: String
+    }
+
+    final class Payload: Sendable {
+        let value: Int
+        init(value: Int) { self.value = value }
+    }
+
+    /// An event holding a class instance, to see when the event is released.
+    struct Carrying: Eventable {
+        let payload: Payload
+    }
+
+    struct WeakPayload {
+        weak var payload: Payload?
+    }
+
     struct Reading: Eventable {
         var temperatureInCelsius: Float
     }
@@ -127,6 +189,7 @@ extension EventableTests {
         struct Ping: Eventable {}
     }
 
+    /// A trivially copyable event of one word, stored inline in an existential.
     struct Tick: Eventable {
         let index: Int
     }

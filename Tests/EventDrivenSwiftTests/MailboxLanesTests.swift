@@ -121,7 +121,7 @@ struct MailboxLanesTests {
             let expected = (0..<2_000).reversed().map { -$0 - 1 } + Array(0..<2_000)
             #expect(order(of: lanes) == expected, "round \(round)")
             var drained: [Int] = []
-            lanes.removeEachInOrder(while: { true }, { drained.append($0) })
+            lanes.removeEachInOrder(while: { true }, { drained.append($0.move()) })
             #expect(drained == expected, "round \(round)")
             #expect(lanes.count == 0)
         }
@@ -134,7 +134,12 @@ struct MailboxLanesTests {
         for value in 0..<10 { lanes.append(value, method: .stack, priority: .high) }
         #expect(lanes.capacity >= 100_010)
         var drained = 0
-        lanes.removeEachInOrder(while: { true }, { _ in drained += 1 })
+        lanes.removeEachInOrder(
+            while: { true },
+            {
+                _ = $0.move()
+                drained += 1
+            })
         #expect(drained == 100_010)
         let kept = lanes.capacity
         #expect(kept <= 2 * _Lane<Int>.retainedChunks * 128, "only the retained chunks of the two used lanes")

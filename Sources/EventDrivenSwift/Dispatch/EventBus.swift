@@ -95,7 +95,8 @@ public final class EventBus: Sendable {
     ///
     /// An entry is built in its mailbox from a fresh envelope rather than copied from a shared one:
     /// for a lone subscriber always, and for every subscriber when the event is stored inline in
-    /// its box (`boxesInline`, see ``_boxesInline(_:)``), where boxing costs less than the copy.
+    /// its box (`boxesInline`, see ``_boxesInline(_:)``), where boxing costs less than the copy;
+    /// such entries are marked to be run in place (see ``_MailboxEntry``).
     @usableFromInline
     func route(
         key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
@@ -117,10 +118,12 @@ public final class EventBus: Sendable {
                 }
                 let sequence = borrowed.latest?.advance() ?? 0
                 if boxesInline || subscribers.count == 1 {
-                    subscribers.enqueue(method: method, { makeEnvelope(sequence) }, followUps: &followUps)
+                    subscribers.enqueue(
+                        method: method, holdsInlineEvent: boxesInline, { makeEnvelope(sequence) }, followUps: &followUps
+                    )
                 } else {
                     let envelope = makeEnvelope(sequence)
-                    subscribers.enqueue(method: method, { envelope }, followUps: &followUps)
+                    subscribers.enqueue(method: method, holdsInlineEvent: false, { envelope }, followUps: &followUps)
                 }
                 return true
             } ?? false

@@ -8,15 +8,19 @@ struct _MailboxSubscriber: Sendable {
 
     /// Appends an entry for the envelope `makeEnvelope` returns to the mailbox; what must be
     /// done after the registry lock is released (a wake, a refused entry) goes to `followUps`.
+    /// `holdsInlineEvent` marks the entry as holding an inline event (see ``_MailboxEntry``).
     ///
     /// The envelope is made under the mailbox's lock, straight into the entry that moves into
     /// the lane, so that it is neither copied nor destroyed on the way.
     @inline(__always)
-    func enqueue(_ makeEnvelope: () -> _EventEnvelope, followUps: inout [_EnqueueFollowUp]) {
+    func enqueue(
+        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, followUps: inout [_EnqueueFollowUp]
+    ) {
         mailbox._withUnsafeGuaranteedRef { mailbox in
             mailbox.state.withLock { state in
                 _MailboxSubscriber.append(
-                    makeEnvelope, for: subscription, to: &state, of: mailbox, followUps: &followUps)
+                    makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: subscription, to: &state, of: mailbox,
+                    followUps: &followUps)
             }
         }
     }
@@ -25,13 +29,18 @@ struct _MailboxSubscriber: Sendable {
     /// `mailbox`, whose lock the caller holds.
     @inline(__always)
     static func append(
-        _ makeEnvelope: () -> _EventEnvelope, for subscription: Unmanaged<_Subscription>,
+        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for subscription: Unmanaged<_Subscription>,
         to state: inout _MailboxState, of mailbox: _Mailbox, followUps: inout [_EnqueueFollowUp]
     ) {
         if let refusal = state.refusal() {
-            let entry = _MailboxEntry(envelope: makeEnvelope(), unretainedSubscription: subscription)
+            let entry = _MailboxEntry(
+                envelope: makeEnvelope(), unretainedSubscription: subscription, holdsInlineEvent: holdsInlineEvent)
             followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: refusal, entry: entry))
-        } else if state.append(_MailboxEntry(envelope: makeEnvelope(), unretainedSubscription: subscription)) == .wake {
+        } else if state.append(
+            _MailboxEntry(
+                envelope: makeEnvelope(), unretainedSubscription: subscription, holdsInlineEvent: holdsInlineEvent))
+            == .wake
+        {
             followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: .wake, entry: nil))
         }
     }
@@ -47,10 +56,11 @@ extension [_MailboxSubscriber] {
     /// thread, several callbacks of one EventThread) get their entries under one lock.
     @inline(__always)
     func enqueue(
-        method: EventDispatchMethod, _ makeEnvelope: () -> _EventEnvelope, followUps: inout [_EnqueueFollowUp]
+        method: EventDispatchMethod, holdsInlineEvent: Bool, _ makeEnvelope: () -> _EventEnvelope,
+        followUps: inout [_EnqueueFollowUp]
     ) {
         if count == 1 {
-            self[0].enqueue(makeEnvelope, followUps: &followUps)
+            self[0].enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, followUps: &followUps)
             return
         }
         let isStacked = method == .stack
@@ -61,9 +71,11 @@ extension [_MailboxSubscriber] {
             var end = start + step
             while indices.contains(end) && self[end].mailbox.toOpaque() == mailbox.toOpaque() { end += step }
             if end == start + step {
-                self[start].enqueue(makeEnvelope, followUps: &followUps)
+                self[start].enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, followUps: &followUps)
             } else {
-                enqueue(makeEnvelope, from: start, to: end, step: step, into: mailbox, followUps: &followUps)
+                enqueue(
+                    makeEnvelope, holdsInlineEvent: holdsInlineEvent, from: start, to: end, step: step,
+                    into: mailbox, followUps: &followUps)
             }
             start = end
         }
@@ -72,7 +84,7 @@ extension [_MailboxSubscriber] {
     /// Appends an entry for the subscribers `start`, `start + step`, … before `end`, which all
     /// deliver into `mailbox`, under one hold of its lock.
     private func enqueue(
-        _ makeEnvelope: () -> _EventEnvelope, from start: Int, to end: Int, step: Int,
+        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, from start: Int, to end: Int, step: Int,
         into mailbox: Unmanaged<_Mailbox>,
         followUps: inout [_EnqueueFollowUp]
     ) {
@@ -81,7 +93,8 @@ extension [_MailboxSubscriber] {
                 var index = start
                 while index != end {
                     _MailboxSubscriber.append(
-                        makeEnvelope, for: self[index].subscription, to: &state, of: mailbox, followUps: &followUps)
+                        makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: self[index].subscription,
+                        to: &state, of: mailbox, followUps: &followUps)
                     index += step
                 }
             }

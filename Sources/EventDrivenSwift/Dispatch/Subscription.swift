@@ -71,6 +71,9 @@ final class _Subscription: @unchecked Sendable {
     let interest: _Interest
     weak let registrar: (any _SubscriptionRegistrar)?
     private let handler: (any Eventable, EventMetadata) -> Void
+    /// The handler reading an event from the address of its bytes (see ``_ErasedHandler``).
+    private let inlineHandler: (UnsafeRawPointer, EventMetadata) -> Void
+    private let hasInlineHandler: Bool
     private let active = Atomic<Bool>(true)
     /// The generation of the ``_SubscriptionHolds`` that held this subscription last. Several
     /// mailboxes may hold it (a pool's threads); one overwriting another's record only makes the
@@ -88,12 +91,12 @@ final class _Subscription: @unchecked Sendable {
     ) {
         self.init(
             type, owner: owner, target: target, interest: interest, channel: channel, registrar: registrar,
-            erasedHandler: _erasedHandler(handler))
+            handlers: _ErasedHandler(handler))
     }
 
     /// A subscription whose handler takes the type-erased event; `erasedHandler` is only ever
     /// given events of exactly `type` (routing is by exact dynamic type).
-    init(
+    convenience init(
         _ type: any Eventable.Type,
         owner: AnyObject?,
         target: _DeliveryTarget,
@@ -101,6 +104,22 @@ final class _Subscription: @unchecked Sendable {
         channel: _ChannelKey? = nil,
         registrar: any _SubscriptionRegistrar,
         erasedHandler: @escaping (any Eventable, EventMetadata) -> Void
+    ) {
+        self.init(
+            type, owner: owner, target: target, interest: interest, channel: channel, registrar: registrar,
+            handlers: _ErasedHandler(erasedHandler))
+    }
+
+    /// A subscription whose `handlers` are only ever given events of exactly `type` (routing is
+    /// by exact dynamic type).
+    init(
+        _ type: any Eventable.Type,
+        owner: AnyObject?,
+        target: _DeliveryTarget,
+        interest: _Interest,
+        channel: _ChannelKey? = nil,
+        registrar: any _SubscriptionRegistrar,
+        handlers: _ErasedHandler
     ) {
         self.eventType = ObjectIdentifier(type)
         self.channel = channel
@@ -114,7 +133,9 @@ final class _Subscription: @unchecked Sendable {
         if case .sink(let sink) = target { self.sink = sink } else { self.sink = nil }
         self.interest = interest
         self.registrar = registrar
-        self.handler = erasedHandler
+        self.handler = handlers.handler
+        self.inlineHandler = handlers.inlineHandler
+        self.hasInlineHandler = handlers.hasInlineHandler
     }
 
     var isActive: Bool { active.load(ordering: .acquiring) }
@@ -146,6 +167,36 @@ final class _Subscription: @unchecked Sendable {
     /// Runs the handler for `envelope` unless the subscription was removed, its owner freed,
     /// or its interest declines the event.
     func deliver(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
+        let refusal = refusal(
+            isNewest: { envelope.hasSequence($0) }, metadata: { envelope.metadata },
+            accepts: { $0.accepts(envelope.event, envelope.metadata) })
+        if let refusal { return refusal }
+        handler(envelope.event, envelope.metadata)
+        return .delivered
+    }
+
+    /// ``deliver(_:)`` for the envelope at `envelope`, whose event's bytes are at `eventBytes`:
+    /// an envelope of an event that ``_boxesInline(_:)``, delivered in place.
+    func deliver(_ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer) -> _DeliveryOutcome {
+        let refusal = refusal(
+            isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },
+            accepts: { $0.accepts(envelope.pointee.event, envelope.pointee.metadata) })
+        if let refusal { return refusal }
+        if hasInlineHandler {
+            inlineHandler(eventBytes, envelope.pointee.metadata)
+        } else {
+            handler(envelope.pointee.event, envelope.pointee.metadata)
+        }
+        return .delivered
+    }
+
+    /// Why an event is not delivered (the subscription was removed, its owner freed, or its
+    /// interest declines the event), or `nil` when it is. The event is described by what the
+    /// interests ask: whether it is the newest of its type, its metadata, a filter's verdict.
+    @inline(__always)
+    private func refusal(
+        isNewest: (UInt64) -> Bool, metadata: () -> EventMetadata, accepts: (_EventFilter) -> Bool
+    ) -> _DeliveryOutcome? {
         guard active.load(ordering: .acquiring) else { return .removed }
         if hasOwner && owner == nil {
             cancel()
@@ -153,16 +204,14 @@ final class _Subscription: @unchecked Sendable {
         }
         switch interest {
         case .all:
-            break
+            return nil
         case .latestOnly(let tracker):
-            if !envelope.hasSequence(tracker.current) { return .superseded }
+            return isNewest(tracker.current) ? nil : .superseded
         case .youngerThan(let maximumAge):
-            if maximumAge > 0 && envelope.metadata.age > maximumAge { return .expired }
+            return maximumAge > 0 && metadata().age > maximumAge ? .expired : nil
         case .custom(let filter):
-            if !filter.accepts(envelope.event, envelope.metadata) { return .filtered }
+            return accepts(filter) ? nil : .filtered
         }
-        handler(envelope.event, envelope.metadata)
-        return .delivered
     }
 
     /// Hands `envelope` to this subscription's target.

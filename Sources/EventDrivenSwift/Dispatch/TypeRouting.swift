@@ -18,7 +18,7 @@ func _boxesInline<E>(_: E.Type) -> Bool {
 /// Reads `event` as an `E`. Routing is by exact dynamic type, so a subscription for `E` only
 /// receives events that hold exactly an `E`.
 ///
-/// Where `E` is known at compile time (a handler built by ``_erasedHandler(_:)`` in the caller's
+/// Where `E` is known at compile time (a handler built by ``_ErasedHandler`` in the caller's
 /// module) and stored inline (``_boxesInline(_:)``), it is loaded from the existential's buffer.
 /// Otherwise the existential is opened and its value taken as is, with no dynamic cast;
 /// another type falls back to a checked cast.
@@ -33,15 +33,4 @@ func _project<E: Eventable>(_ event: any Eventable, as _: E.Type) -> E {
         return value as! E
     }
     return open(event)
-}
-
-/// A handler of events of type `E`, taking the type-erased event the dispatch path carries.
-///
-/// Inlinable, so that the registration entry points build it in the caller's module, where it is
-/// specialized for `E`: the event is then taken out of its existential by code that knows `E`.
-@inlinable
-func _erasedHandler<E: Eventable>(
-    _ handler: @escaping (E, EventMetadata) -> Void
-) -> (any Eventable, EventMetadata) -> Void {
-    { event, metadata in handler(_project(event, as: E.self), metadata) }
 }

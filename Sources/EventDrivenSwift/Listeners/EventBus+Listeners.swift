@@ -77,7 +77,7 @@ extension EventBus {
     ) -> EventListenerHandle {
         _listen(
             type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter, handler: _erasedHandler(callback))
+            customFilter: customFilter, handler: _ErasedHandler(callback))
     }
 
     /// ``listen(_:owner:executeOn:interestedIn:maximumAge:customFilter:_:)`` with the handler
@@ -90,7 +90,7 @@ extension EventBus {
         interestedIn: EventListenerInterest,
         maximumAge: Int64,
         customFilter: TypedEventFilterCallback<E>?,
-        handler: @escaping (any Eventable, EventMetadata) -> Void
+        handler: _ErasedHandler
     ) -> EventListenerHandle {
         let typeName = String(reflecting: type)
         let interest: _Interest
@@ -113,7 +113,7 @@ extension EventBus {
         }
         let subscription = _Subscription(
             type, owner: owner, target: target(for: executeOn), interest: interest, registrar: self,
-            erasedHandler: handler)
+            handlers: handler)
         register(subscription)
         return EventListenerHandle(subscription)
     }

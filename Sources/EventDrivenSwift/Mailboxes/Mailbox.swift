@@ -148,13 +148,21 @@ final class _Mailbox: Sendable {
         buffers.batchCount = buffers.batch.count
         buffers.position = 0
         buffers.lastDiscarded = 0
-        // Each entry is moved out of the batch as it runs: what a close leaves is the rest.
+        // Each entry leaves the batch as it runs: what a close leaves is the rest. An entry of an
+        // inline event runs in place and needs no destruction; any other is moved out to run.
         let isOpen = { !self.isClosed.load(ordering: .relaxed) }
-        buffers.batch.removeEachInOrder(while: isOpen) { entry in
+        buffers.batch.removeEachInOrder(while: isOpen) { slot in
             buffers.position += 1
-            let outcome = entry.deliver()
-            tally.record(outcome)
-            if outcome != .delivered { counters.noteUndelivered(outcome, entry.envelope) }
+            if slot.pointee.holdsInlineEvent {
+                let outcome = _MailboxEntry.deliverInPlace(slot)
+                tally.record(outcome)
+                if outcome != .delivered { counters.noteUndelivered(outcome, slot.pointee.envelope) }
+            } else {
+                let entry = slot.move()
+                let outcome = entry.deliver()
+                tally.record(outcome)
+                if outcome != .delivered { counters.noteUndelivered(outcome, entry.envelope) }
+            }
         }
         if isClosed.load(ordering: .relaxed) {
             let undelivered = buffers.batchCount - buffers.position

@@ -65,11 +65,13 @@ struct _MailboxLanes<Entry>: ~Copyable {
         return visited
     }
 
-    /// Moves the entries out in D3 order and hands each to `body`, as long as `proceed()`
-    /// returns `true` before each one. Entries not handed out stay, in order.
+    /// Hands the address of each entry to `body` in D3 order, as long as `proceed()` returns
+    /// `true` before each one, and removes the entry once `body` has returned. `body` takes the
+    /// entry over: it moves it out, or leaves one that needs no destruction. Entries not handed
+    /// out stay, in order.
     /// - Returns: How many entries were handed out.
     @discardableResult
-    mutating func removeEachInOrder(while proceed: () -> Bool, _ body: (consuming Entry) -> Void) -> Int {
+    mutating func removeEachInOrder(while proceed: () -> Bool, _ body: (UnsafeMutablePointer<Entry>) -> Void) -> Int {
         guard occupied != 0 else { return 0 }
         var taken = 0
         while occupied != 0 {
@@ -82,7 +84,7 @@ struct _MailboxLanes<Entry>: ~Copyable {
                     return taken
                 }
                 taken += 1
-                body(fromBack ? lanePointer.pointee.removeLast() : lanePointer.pointee.removeFirst())
+                lanePointer.pointee.removeEnd(fromBack: fromBack, body)
             }
             lanePointer.pointee.trim()
             occupied &= ~(1 << lane)
@@ -233,16 +235,17 @@ struct _Lane<Entry> {
         return entry
     }
 
-    /// Moves the newest entry out; the lane must not be empty.
+    /// Hands the address of the newest entry (`fromBack`) or the oldest to `body`, which takes
+    /// the entry over (see ``_MailboxLanes/removeEachInOrder(while:_:)``), then removes it; the
+    /// lane must not be empty.
     @inline(__always)
-    mutating func removeLast() -> Entry {
-        end -= 1
-        let entry = slot(end).move()
+    mutating func removeEnd(fromBack: Bool, _ body: (UnsafeMutablePointer<Entry>) -> Void) {
+        body(slot(fromBack ? end - 1 : head))
+        if fromBack { end -= 1 } else { head += 1 }
         if head == end {
             head = 0
             end = 0
         }
-        return entry
     }
 
     /// Destroys every live entry, keeping the chunks.

@@ -94,14 +94,14 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     public final func addEventCallback<TEvent: Eventable>(
         _ type: TEvent.Type, _ callback: @escaping (TEvent, EventMetadata) -> Void
     ) -> EventListenerHandle {
-        _addEventCallback(type, _erasedHandler(callback))
+        _addEventCallback(type, _ErasedHandler(callback))
     }
 
     /// ``addEventCallback(_:_:)-(_,(TEvent,EventMetadata)->Void)`` with the handler built, in the
     /// caller's module, for the event type.
     @usableFromInline
     func _addEventCallback(
-        _ type: any Eventable.Type, _ callback: @escaping (any Eventable, EventMetadata) -> Void
+        _ type: any Eventable.Type, _ callback: _ErasedHandler
     ) -> EventListenerHandle {
         guard !isCancelled else {
             let error = EventDrivenError.threadCancelled(thread: String(describing: Swift.type(of: self)))
@@ -110,7 +110,7 @@ open class EventThread: ObservableClass, @unchecked Sendable {
         }
         let subscription = _Subscription(
             type, owner: nil, target: .mailbox(mailbox), interest: .all, registrar: registrar,
-            erasedHandler: callback)
+            handlers: callback)
         subscriptions.withLock { $0.append(subscription) }
         registrar.register(subscription)
         return EventListenerHandle(subscription)

@@ -1,0 +1,41 @@
+/// The handler of one subscription, erased to the type-erased event the dispatch path carries.
+///
+/// Built by inlinable registration code in the caller's module, where it is specialized for the
+/// event type: the event is taken out of its existential by code that knows its type. For a type
+/// that ``_boxesInline(_:)``, a second form reads the event straight from the address of its
+/// bytes, which lets a mailbox run an entry in place and then reuse its memory without
+/// destroying it.
+@usableFromInline
+struct _ErasedHandler {
+    /// Runs the handler for an event of the subscription's type.
+    let handler: (any Eventable, EventMetadata) -> Void
+    /// Runs the handler for the event whose bytes are at the address given; only when
+    /// `hasInlineHandler`, that is when the type is stored inline without references.
+    let inlineHandler: (UnsafeRawPointer, EventMetadata) -> Void
+    let hasInlineHandler: Bool
+
+    /// The erased forms of `handler`, for events of type `E`.
+    @inlinable
+    init<E: Eventable>(_ handler: @escaping (E, EventMetadata) -> Void) {
+        self.init(
+            handler: { event, metadata in handler(_project(event, as: E.self), metadata) },
+            inlineHandler: _boxesInline(E.self)
+                ? { bytes, metadata in handler(bytes.load(as: E.self), metadata) } : nil)
+    }
+
+    /// A handler for events of a type known only at run time; it has no inline form.
+    init(_ handler: @escaping (any Eventable, EventMetadata) -> Void) {
+        self.init(handler: handler, inlineHandler: nil)
+    }
+
+    @usableFromInline
+    init(
+        handler: @escaping (any Eventable, EventMetadata) -> Void,
+        inlineHandler: ((UnsafeRawPointer, EventMetadata) -> Void)?
+    ) {
+        self.handler = handler
+        // Not optional, so that a delivery calls it without copying (retaining) an optional.
+        self.inlineHandler = inlineHandler ?? { _, _ in preconditionFailure("no inline form") }
+        self.hasInlineHandler = inlineHandler != nil
+    }
+}
