@@ -108,6 +108,52 @@ struct EventThreadTests {
         #expect(thread.order.count == 0)
     }
 
+    @Test(
+        "T4: with two callbacks for a type, cancel() from another thread counts both deliveries of every pending event")
+    func cancelCountsEveryCallback() async {
+        let bus = EventBus(label: "T4-two")
+        let thread = TwoCallbackThread(bus: bus)
+        Hold().queue(on: bus)
+        await thread.gate.waitUntilEntered()
+        for index in 0..<10 { Step(label: "\(index)").queue(on: bus) }
+        #expect(thread.pendingEventCount == 21, "the callback in progress and two deliveries per event")
+        let result = Task { await coreOnPlainThread { thread.cancel() } }
+        #expect(await coreEventually { thread.pendingEventCount == 1 })
+        thread.gate.open()
+        #expect(await result.value == 20)
+        #expect(thread.order.count == 0)
+        #expect(bus.statistics.discarded == 20)
+    }
+
+    @Test("T4: cancel() from the first of two callbacks stops before the second, and counts what it skipped")
+    func cancelBetweenTwoCallbacks() async {
+        let bus = EventBus(label: "T4-between")
+        let thread = TwoCallbackThread(bus: bus, cancelsOnFirst: true)
+        Hold().queue(on: bus)
+        await thread.gate.waitUntilEntered()
+        for index in 0..<3 { Step(label: "\(index)").queue(on: bus) }
+        thread.gate.open()
+        await coreWait(thread.cancelled)
+        #expect(thread.order.values == ["first 0"], "the second callback of the same event does not run")
+        #expect(thread.cancelResult.values == [5], "the second callback of event 0 and both of events 1 and 2")
+        #expect(await coreEventually { bus.statistics.discarded == 5 })
+    }
+
+    @Test("T2: a callback removed while its events wait is skipped; the other callback of the type still runs")
+    func removedCallbackIsSkipped() async {
+        let bus = EventBus(label: "T2-removed")
+        let thread = TwoCallbackThread(bus: bus)
+        Hold().queue(on: bus)
+        await thread.gate.waitUntilEntered()
+        for index in 0..<3 { Step(label: "\(index)").queue(on: bus) }
+        thread.secondHandle?.remove()
+        thread.gate.open()
+        await bus.drain()
+        #expect(thread.order.values == ["first 0", "first 1", "first 2"])
+        #expect(bus.statistics.delivered == 4, "the Hold and three first callbacks")
+        thread.cancel()
+    }
+
     @Test("T4: cancel(draining: true) delivers everything pending first")
     func cancelDraining() async {
         let bus = EventBus(label: "T4-draining")
@@ -262,15 +308,29 @@ extension EventThreadTests {
         }
     }
 
-    /// Two callbacks for one type.
-    final class TwoCallbackThread: EventThread, @unchecked Sendable {  // stored properties are Sendable
+    /// Two callbacks for one type; the first may cancel the thread.
+    final class TwoCallbackThread: EventThread, @unchecked Sendable {  // stored properties are Sendable or set before use
         let order = CoreRecorder<String>()
         let gate = CoreGate()
+        let cancelResult = CoreRecorder<Int>()
+        let cancelled = DispatchSemaphore(value: 0)
+        var cancelsOnFirst = false
         var secondHandle: EventListenerHandle?
+
+        convenience init(bus: EventBus, cancelsOnFirst: Bool) {
+            self.init(bus: bus)
+            self.cancelsOnFirst = cancelsOnFirst
+        }
 
         override func registerEventListeners() {
             addEventCallback(Hold.self) { [gate] _, _ in gate.block() }
-            addEventCallback(Step.self) { [order] event, _ in order.append("first \(event.label)") }
+            addEventCallback(Step.self) { [unowned self] event, _ in
+                order.append("first \(event.label)")
+                if cancelsOnFirst {
+                    cancelResult.append(cancel())
+                    cancelled.signal()
+                }
+            }
             secondHandle = addEventCallback(Step.self) { [order] event, _ in order.append("second \(event.label)") }
         }
     }

@@ -1,9 +1,10 @@
-/// One subscription of a route that delivers into an unbounded mailbox, held unretained: the
-/// route's `subscriptions` keeps the subscription alive, and the subscription its mailbox.
+/// One subscriber of a route that delivers into an unbounded mailbox: a subscription, or a group
+/// of consecutive subscriptions sharing the mailbox, held unretained (the route keeps them alive,
+/// and a subscription its mailbox).
 ///
-/// Used only while the registry lock is held, which keeps the route, and so both objects, alive.
+/// Used only while the registry lock is held, which keeps the route, and so every object, alive.
 struct _MailboxSubscriber: Sendable {
-    let subscription: Unmanaged<_Subscription>
+    let recipient: _MailboxRecipient
     let mailbox: Unmanaged<_Mailbox>
 
     /// Appends an entry for the envelope `makeEnvelope` returns to the mailbox; what must be
@@ -18,42 +19,50 @@ struct _MailboxSubscriber: Sendable {
     ) {
         mailbox._withUnsafeGuaranteedRef { mailbox in
             mailbox.state.withLock { state in
-                _MailboxSubscriber.append(
-                    makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: subscription, to: &state, of: mailbox,
-                    followUps: &followUps)
+                if let refusal = state.refusal() {
+                    let entry = _MailboxEntry(
+                        envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent)
+                    followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: refusal, entry: entry))
+                } else if state.append(
+                    _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent))
+                    == .wake
+                {
+                    followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: .wake, entry: nil))
+                }
             }
         }
     }
 
-    /// Appends an entry for `makeEnvelope()` and `subscription` to `state`, the state of
-    /// `mailbox`, whose lock the caller holds.
-    @inline(__always)
-    static func append(
-        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for subscription: Unmanaged<_Subscription>,
-        to state: inout _MailboxState, of mailbox: _Mailbox, followUps: inout [_EnqueueFollowUp]
-    ) {
-        if let refusal = state.refusal() {
-            let entry = _MailboxEntry(
-                envelope: makeEnvelope(), unretainedSubscription: subscription, holdsInlineEvent: holdsInlineEvent)
-            followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: refusal, entry: entry))
-        } else if state.append(
-            _MailboxEntry(
-                envelope: makeEnvelope(), unretainedSubscription: subscription, holdsInlineEvent: holdsInlineEvent))
-            == .wake
-        {
-            followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: .wake, entry: nil))
+    /// The mailbox subscribers of `subscriptions`, in order, when every one delivers into an
+    /// unbounded mailbox; `nil` otherwise. Consecutive subscriptions that share a mailbox become
+    /// one group, and `groups` receives the groups, for the route to keep them alive.
+    static func of(_ subscriptions: [_Subscription], groups: inout [_SubscriptionGroup]) -> [_MailboxSubscriber]? {
+        var subscribers: [_MailboxSubscriber] = []
+        var start = 0
+        while start < subscriptions.count {
+            guard let mailbox = subscriptions[start].mailbox, mailbox.limit == nil else { return nil }
+            var end = start + 1
+            while end < subscriptions.count && subscriptions[end].mailbox === mailbox { end += 1 }
+            let recipient: _MailboxRecipient
+            if end - start == 1 {
+                recipient = _MailboxRecipient(.passUnretained(subscriptions[start]))
+            } else {
+                let group = _SubscriptionGroup(Array(subscriptions[start..<end]))
+                groups.append(group)
+                recipient = _MailboxRecipient(.passUnretained(group))
+            }
+            subscribers.append(_MailboxSubscriber(recipient: recipient, mailbox: .passUnretained(mailbox)))
+            start = end
         }
+        return subscribers
     }
 }
 
 extension [_MailboxSubscriber] {
     /// Appends an entry for each subscriber to its mailbox, each with the envelope
     /// `makeEnvelope` returns for it. A stacked event (`method`) goes to them in reverse,
-    /// because each receiver runs its stacked entries newest first: a receiver with several
-    /// callbacks for the type then still runs them in registration order.
-    ///
-    /// Consecutive subscribers that share a mailbox (several listeners on a bus's listener
-    /// thread, several callbacks of one EventThread) get their entries under one lock.
+    /// because each receiver runs its stacked entries newest first: a receiver reached by two
+    /// subscribers of the type then still runs them in registration order.
     @inline(__always)
     func enqueue(
         method: EventDispatchMethod, holdsInlineEvent: Bool, _ makeEnvelope: () -> _EventEnvelope,
@@ -61,42 +70,13 @@ extension [_MailboxSubscriber] {
     ) {
         if count == 1 {
             self[0].enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, followUps: &followUps)
-            return
-        }
-        let isStacked = method == .stack
-        let step = isStacked ? -1 : 1
-        var start = isStacked ? count - 1 : 0
-        while indices.contains(start) {
-            let mailbox = self[start].mailbox
-            var end = start + step
-            while indices.contains(end) && self[end].mailbox.toOpaque() == mailbox.toOpaque() { end += step }
-            if end == start + step {
-                self[start].enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, followUps: &followUps)
-            } else {
-                enqueue(
-                    makeEnvelope, holdsInlineEvent: holdsInlineEvent, from: start, to: end, step: step,
-                    into: mailbox, followUps: &followUps)
+        } else if method == .stack {
+            for subscriber in reversed() {
+                subscriber.enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, followUps: &followUps)
             }
-            start = end
-        }
-    }
-
-    /// Appends an entry for the subscribers `start`, `start + step`, … before `end`, which all
-    /// deliver into `mailbox`, under one hold of its lock.
-    private func enqueue(
-        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, from start: Int, to end: Int, step: Int,
-        into mailbox: Unmanaged<_Mailbox>,
-        followUps: inout [_EnqueueFollowUp]
-    ) {
-        mailbox._withUnsafeGuaranteedRef { mailbox in
-            mailbox.state.withLock { state in
-                var index = start
-                while index != end {
-                    _MailboxSubscriber.append(
-                        makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: self[index].subscription,
-                        to: &state, of: mailbox, followUps: &followUps)
-                    index += step
-                }
+        } else {
+            for subscriber in self {
+                subscriber.enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, followUps: &followUps)
             }
         }
     }

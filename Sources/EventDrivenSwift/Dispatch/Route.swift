@@ -8,6 +8,8 @@ final class _Route: Sendable {
     /// unbounded mailbox (the common case): dispatch then appends to those mailboxes while the
     /// registry lock keeps the route alive, without retaining anything per event.
     let mailboxSubscribers: [_MailboxSubscriber]?
+    /// The groups among `mailboxSubscribers`, which hold them unretained.
+    private let groups: [_SubscriptionGroup]
     /// The subscriptions, unretained, when every one of them runs its handler on the
     /// dispatching thread: the dispatch holds the route, and the route holds them.
     let synchronousSubscriptions: [Unmanaged<_Subscription>]?
@@ -21,13 +23,9 @@ final class _Route: Sendable {
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
         self.latest = latest
-        var mailboxSubscribers: [_MailboxSubscriber] = []
-        for subscription in subscriptions {
-            guard let mailbox = subscription.mailbox, mailbox.limit == nil else { break }
-            mailboxSubscribers.append(
-                _MailboxSubscriber(subscription: .passUnretained(subscription), mailbox: .passUnretained(mailbox)))
-        }
-        self.mailboxSubscribers = mailboxSubscribers.count == subscriptions.count ? mailboxSubscribers : nil
+        var groups: [_SubscriptionGroup] = []
+        self.mailboxSubscribers = _MailboxSubscriber.of(subscriptions, groups: &groups)
+        self.groups = groups
         let isSynchronous = subscriptions.allSatisfy {
             if case .synchronous = $0.target { return true }
             return false

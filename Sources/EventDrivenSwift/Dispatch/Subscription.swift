@@ -51,7 +51,7 @@ final class _LatestTracker: Sendable {
 /// drain at a time for a mailbox, so never concurrently with itself; for `.taskThread` the
 /// user asked for concurrency and the documentation says the handler must be thread-safe.
 // @unchecked Sendable: `handler` runs only as `target` serializes it; `active` is atomic; `owner` and `registrar` are weak lets
-final class _Subscription: @unchecked Sendable {
+final class _Subscription: _HoldRecord, @unchecked Sendable {
     let eventType: ObjectIdentifier
     let eventTypeName: String
     /// The event type itself, so that a pool can subscribe to the bus for the types its threads register.
@@ -75,10 +75,6 @@ final class _Subscription: @unchecked Sendable {
     private let inlineHandler: (UnsafeRawPointer, EventMetadata) -> Void
     private let hasInlineHandler: Bool
     private let active = Atomic<Bool>(true)
-    /// The generation of the ``_SubscriptionHolds`` that held this subscription last. Several
-    /// mailboxes may hold it (a pool's threads); one overwriting another's record only makes the
-    /// other hold it a second time.
-    private let heldBy = Atomic<UInt64>(0)
 
     convenience init<E: Eventable>(
         _ type: E.Type,
@@ -140,15 +136,6 @@ final class _Subscription: @unchecked Sendable {
 
     var isActive: Bool { active.load(ordering: .acquiring) }
 
-    /// Records that the holds of `generation` keep this subscription alive; `false` when they
-    /// already did.
-    @inline(__always)
-    func recordHold(generation: UInt64) -> Bool {
-        if heldBy.load(ordering: .relaxed) == generation { return false }
-        heldBy.store(generation, ordering: .relaxed)
-        return true
-    }
-
     /// `true` when deliveries wait in a receiver's D3 lanes (a mailbox, or a sink such as a pool
     /// that forwards to one) rather than running at once or in a task of their own.
     var usesLanes: Bool {
@@ -177,6 +164,7 @@ final class _Subscription: @unchecked Sendable {
 
     /// ``deliver(_:)`` for the envelope at `envelope`, whose event's bytes are at `eventBytes`:
     /// an envelope of an event that ``_boxesInline(_:)``, delivered in place.
+    @inline(__always)
     func deliver(_ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer) -> _DeliveryOutcome {
         let refusal = refusal(
             isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },

@@ -56,8 +56,8 @@ final class _Mailbox: Sendable {
             return true
         case .rejected:
             let entry = slot.take()!
-            counters.discarded.add(1, ordering: .relaxed)
-            counters.deadLetters.post(entry.envelope, reason: .discarded)
+            counters.discarded.add(entry.recipient.deliveryCount, ordering: .relaxed)
+            for _ in 0..<entry.recipient.deliveryCount { counters.deadLetters.post(entry.envelope, reason: .discarded) }
             return false
         case .full:
             return overflow(slot.take()!)
@@ -73,9 +73,9 @@ final class _Mailbox: Sendable {
         }
     }
 
-    /// Events waiting plus events of the batch in progress.
+    /// Deliveries waiting plus deliveries of the batch in progress.
     var load: Int {
-        state.withLock { $0.pending.count + $0.inProgress }
+        state.withLock { $0.pendingDeliveries + $0.inProgress }
     }
 
     /// `true` while no drain is requested or running: the drainer is parked, or about to park.
@@ -85,7 +85,7 @@ final class _Mailbox: Sendable {
 
     /// Events waiting, not counting the batch in progress.
     var pendingCount: Int {
-        state.withLock { $0.pending.count }
+        state.withLock { $0.pendingDeliveries }
     }
 
     /// Closes the mailbox at once. Returns how many pending events were discarded.
@@ -97,7 +97,7 @@ final class _Mailbox: Sendable {
             var lost: [_EventEnvelope] = []
             if observed {
                 state.pending.forEachInOrder { entry in
-                    lost.append(entry.envelope)
+                    for _ in 0..<entry.recipient.deliveryCount { lost.append(entry.envelope) }
                     return true
                 }
             }
@@ -131,11 +131,11 @@ final class _Mailbox: Sendable {
     /// this; the `isScheduled` handshake under the lock guarantees there is one at a time.
     func runBatch(mayIdle: Bool) -> Step {
         let buffers = drainer
-        let (taken, producersToWake) = state.withLock { state in
+        let (taken, deliveries, producersToWake) = state.withLock { state in
             let taken = state.take(
                 into: &buffers.batch, holds: &buffers.holds, barriers: &buffers.barriers, mayIdle: mayIdle)
             defer { state.producersToWake = 0 }
-            return (taken, state.producersToWake)
+            return (taken, state.inProgress, state.producersToWake)
         }
         if producersToWake > 0 { limit?.wake(producersToWake) }
         switch taken {
@@ -145,30 +145,44 @@ final class _Mailbox: Sendable {
         case .batch: break
         }
         var tally = _DeliveryTally()
-        buffers.batchCount = buffers.batch.count
-        buffers.position = 0
+        buffers.batchCount = deliveries
+        buffers.remaining = deliveries
         buffers.lastDiscarded = 0
         // Each entry leaves the batch as it runs: what a close leaves is the rest. An entry of an
         // inline event runs in place and needs no destruction; any other is moved out to run.
+        // A close also stops an entry for a group between two of its subscriptions.
         let isOpen = { !self.isClosed.load(ordering: .relaxed) }
+        let proceed = {
+            guard isOpen() else { return false }
+            buffers.remaining -= 1
+            return true
+        }
+        let observed = counters.deadLetters.isObserved
         buffers.batch.removeEachInOrder(while: isOpen) { slot in
-            buffers.position += 1
             if slot.pointee.holdsInlineEvent {
-                let outcome = _MailboxEntry.deliverInPlace(slot)
-                tally.record(outcome)
-                if outcome != .delivered { counters.noteUndelivered(outcome, slot.pointee.envelope) }
+                _MailboxEntry.deliverInPlace(
+                    slot, proceed: proceed,
+                    outcome: { outcome in
+                        tally.record(outcome)
+                        if outcome != .delivered { counters.noteUndelivered(outcome, slot.pointee.envelope) }
+                    },
+                    skipped: { if observed { counters.deadLetters.post(slot.pointee.envelope, reason: .discarded) } })
             } else {
                 let entry = slot.move()
-                let outcome = entry.deliver()
-                tally.record(outcome)
-                if outcome != .delivered { counters.noteUndelivered(outcome, entry.envelope) }
+                entry.deliver(
+                    proceed: proceed,
+                    outcome: { outcome in
+                        tally.record(outcome)
+                        if outcome != .delivered { counters.noteUndelivered(outcome, entry.envelope) }
+                    },
+                    skipped: { if observed { counters.deadLetters.post(entry.envelope, reason: .discarded) } })
             }
         }
         if isClosed.load(ordering: .relaxed) {
-            let undelivered = buffers.batchCount - buffers.position
+            let undelivered = buffers.remaining
             counters.discarded.add(undelivered, ordering: .relaxed)
             buffers.lastDiscarded = undelivered
-            if undelivered > 0 && counters.deadLetters.isObserved { postDiscardedRest(of: buffers) }
+            if undelivered > 0 && observed { postDiscardedRest(of: buffers) }
         }
         counters.record(tally)
         buffers.batch.removeAll()
@@ -182,10 +196,10 @@ final class _Mailbox: Sendable {
     }
 
     /// Posts dead letters for the entries of the batch that a close left unhandled (the entries
-    /// still in the batch: the handled ones were moved out).
+    /// still in the batch: the handled ones were moved out), one per delivery.
     private func postDiscardedRest(of buffers: _DrainerBuffers) {
         buffers.batch.forEachInOrder { entry in
-            counters.deadLetters.post(entry.envelope, reason: .discarded)
+            for _ in 0..<entry.recipient.deliveryCount { counters.deadLetters.post(entry.envelope, reason: .discarded) }
             return true
         }
     }
@@ -220,16 +234,16 @@ final class _Mailbox: Sendable {
         }
     }
 
-    /// How many events of the last batch a close discarded. Read only after the drainer has
+    /// How many deliveries of the last batch a close discarded. Read only after the drainer has
     /// stopped, or by the drainer's own thread.
     var discardedFromLastBatch: Int { drainer.lastDiscarded }
 
-    /// How many events the last batch held. Read only by the drainer's own thread.
+    /// How many deliveries the last batch held. Read only by the drainer's own thread.
     var lastBatchCount: Int { drainer.batchCount }
 
-    /// How many events of the batch in progress come after the one being handled. Read only by
-    /// the drainer's own thread, from inside a handler.
-    var remainingInCurrentBatch: Int { drainer.batchCount - drainer.position }
+    /// How many deliveries of the batch in progress come after the one being handled. Read only
+    /// by the drainer's own thread, from inside a handler.
+    var remainingInCurrentBatch: Int { drainer.remaining }
 }
 
 /// The drainer's working buffers, reused batch after batch so that steady-state draining
@@ -241,5 +255,6 @@ private final class _DrainerBuffers: @unchecked Sendable {
     var barriers: [@Sendable () -> Void] = []
     var lastDiscarded = 0
     var batchCount = 0
-    var position = 0
+    /// Deliveries of the batch not yet started.
+    var remaining = 0
 }

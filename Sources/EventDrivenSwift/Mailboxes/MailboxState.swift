@@ -13,6 +13,8 @@ struct _MailboxState: ~Copyable {
     }
 
     var pending = _MailboxLanes<_MailboxEntry>()
+    /// The deliveries `pending` stands for: an entry for a group counts each of its subscriptions.
+    var pendingDeliveries = 0
     /// Keeps the subscriptions of the pending entries alive (entries hold theirs unretained).
     var holds = _SubscriptionHolds()
     /// Callbacks that run once every entry enqueued before them has been handled.
@@ -21,7 +23,7 @@ struct _MailboxState: ~Copyable {
     /// it finds this `false`.
     var isScheduled = false
     var lifecycle = Lifecycle.open
-    /// Entries taken by the drainer and not yet handled, for load-aware balancing.
+    /// Deliveries taken by the drainer and not yet handled, for load-aware balancing.
     var inProgress = 0
     /// The most entries that may wait; `Int.max` (unbounded) unless a bounded policy was chosen.
     var capacity = Int.max
@@ -61,6 +63,7 @@ struct _MailboxState: ~Copyable {
         let method = entry.envelope.metadata.method
         let priority = entry.envelope.metadata.priority
         holds.hold(subscriptionOf: entry)
+        pendingDeliveries += entry.recipient.deliveryCount
         pending.append(entry, method: method, priority: priority)
         return scheduleIfIdle()
     }
@@ -118,7 +121,8 @@ struct _MailboxState: ~Copyable {
         swap(&pending, &batch)
         swap(&holds, &batchHolds)
         swap(&barriers, &batchBarriers)
-        inProgress = batch.count
+        inProgress = pendingDeliveries
+        pendingDeliveries = 0
         if blockedProducers > 0 {
             producersToWake = blockedProducers
             blockedProducers = 0
@@ -126,10 +130,11 @@ struct _MailboxState: ~Copyable {
         return .batch
     }
 
-    /// Closes the mailbox; returns the entries dropped and the barriers to run.
+    /// Closes the mailbox; returns the deliveries dropped and the barriers to run.
     mutating func close() -> (discarded: Int, barriers: [@Sendable () -> Void]) {
         lifecycle = .closed
-        let discarded = pending.count
+        let discarded = pendingDeliveries
+        pendingDeliveries = 0
         pending.removeAll()
         holds.removeAll()
         let released = barriers

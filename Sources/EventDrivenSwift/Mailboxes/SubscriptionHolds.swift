@@ -1,7 +1,25 @@
 import Synchronization
 
-/// Strong references to the subscriptions of a set of mailbox entries, one per subscription
-/// rather than one per entry.
+/// What a mailbox entry refers to and the holds keep alive: a subscription, or a group of them.
+/// Records the generation of the ``_SubscriptionHolds`` that held it last.
+// @unchecked Sendable: its one stored property is atomic; subclasses say what keeps theirs safe
+class _HoldRecord: @unchecked Sendable {
+    /// Several mailboxes may hold one object (a pool's threads); one overwriting another's
+    /// record only makes the other hold it a second time.
+    private let heldBy = Atomic<UInt64>(0)
+
+    /// Records that the holds of `generation` keep this object alive; `false` when they
+    /// already did.
+    @inline(__always)
+    final func recordHold(generation: UInt64) -> Bool {
+        if heldBy.load(ordering: .relaxed) == generation { return false }
+        heldBy.store(generation, ordering: .relaxed)
+        return true
+    }
+}
+
+/// Strong references to the subscriptions (or groups) of a set of mailbox entries, one per
+/// object rather than one per entry.
 ///
 /// A mailbox keeps one for its pending entries and hands it to the drainer with the batch, which
 /// drops it once the batch has run. A receiver with one subscription retains it once per batch.
@@ -11,10 +29,10 @@ import Synchronization
 /// again is one comparison whatever the number of subscriptions sharing the mailbox. A set must
 /// not be copied and then mutated in both copies (mailboxes only move theirs, with `swap`).
 struct _SubscriptionHolds {
-    private var subscriptions: [_Subscription] = []
+    private var held: [_HoldRecord] = []
     /// This generation's number.
     private var generation = _SubscriptionHolds.newGeneration()
-    /// The subscription held last, compared before its record of holds is read.
+    /// The object held last, compared before its record of holds is read.
     private var newest: UnsafeMutableRawPointer?
 
     /// The source of generation numbers, shared by every set.
@@ -24,21 +42,21 @@ struct _SubscriptionHolds {
         generations.add(1, ordering: .relaxed).newValue
     }
 
-    /// Keeps the subscription of `entry` alive until ``removeAll()``.
+    /// Keeps what `entry` refers to (its subscription or group) alive until ``removeAll()``.
     @inline(__always)
     mutating func hold(subscriptionOf entry: borrowing _MailboxEntry) {
-        let address = entry.subscriptionAddress
+        let address = entry.recipient.address
         if newest == address { return }
         newest = address
-        let subscription = entry.unretainedSubscription
-        if subscription._withUnsafeGuaranteedRef({ $0.recordHold(generation: generation) }) {
-            subscriptions.append(subscription.takeUnretainedValue())
+        let recipient = Unmanaged<_HoldRecord>.fromOpaque(address)
+        if recipient._withUnsafeGuaranteedRef({ $0.recordHold(generation: generation) }) {
+            held.append(recipient.takeUnretainedValue())
         }
     }
 
     /// Releases every hold, keeping the storage for reuse, and starts a new generation.
     mutating func removeAll() {
-        subscriptions.removeAll(keepingCapacity: true)
+        held.removeAll(keepingCapacity: true)
         newest = nil
         generation = Self.newGeneration()
     }

@@ -76,6 +76,7 @@ extension _Mailbox {
         case .dropOldest:
             let (action, oldest) = state.withLock { state -> (_MailboxState.EnqueueAction, _MailboxEntry?) in
                 let oldest = state.pending.count >= state.capacity ? state.pending.removeOldest() : nil
+                if let oldest { state.pendingDeliveries -= oldest.recipient.deliveryCount }
                 return (state.lifecycle == .open ? state.append(entry) : .rejected, oldest)
             }
             if let oldest { drop(oldest.envelope, limit) }
