@@ -124,7 +124,8 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     /// `true` once the thread has been cancelled.
     public var isCancelled: Bool { isCancelledFlag.load(ordering: .acquiring) }
 
-    /// Events waiting for this thread, plus those of the batch it is running.
+    /// Deliveries waiting for this thread, plus those of the batch it is running: one per
+    /// callback registered for each event's type.
     public var pendingEventCount: Int { mailbox.load }
 
     /// Stops the thread.
