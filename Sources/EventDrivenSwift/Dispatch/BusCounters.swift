@@ -28,6 +28,18 @@ final class _BusCounters: Sendable {
         if tally.removed > 0 { discarded.add(tally.removed, ordering: .relaxed) }
     }
 
+    /// Counts one delivery's outcome.
+    @inline(__always)
+    func record(_ outcome: _DeliveryOutcome) {
+        if outcome == .delivered {
+            delivered.add(1, ordering: .relaxed)
+        } else {
+            var tally = _DeliveryTally()
+            tally.record(outcome)
+            record(tally)
+        }
+    }
+
     var snapshot: EventBusStatistics {
         EventBusStatistics(
             delivered: delivered.load(ordering: .relaxed),

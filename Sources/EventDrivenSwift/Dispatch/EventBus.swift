@@ -191,8 +191,14 @@ public final class EventBus: Sendable {
     /// Runs every handler of a route whose subscriptions are all synchronous, in registration
     /// order (stacked or queued alike), and counts the outcomes once.
     private func deliverSynchronously(_ envelope: _EventEnvelope, to route: _Route) {
+        let subscriptions = route.synchronousSubscriptions.unsafelyUnwrapped
+        if subscriptions.count == 1 {
+            // One handler (the common case): one counter to add to, without a tally.
+            counters.record(subscriptions[0]._withUnsafeGuaranteedRef { $0.deliver(envelope) })
+            return
+        }
         var tally = _DeliveryTally()
-        for subscription in route.synchronousSubscriptions.unsafelyUnwrapped {
+        for subscription in subscriptions {
             tally.record(subscription._withUnsafeGuaranteedRef { $0.deliver(envelope) })
         }
         counters.record(tally)

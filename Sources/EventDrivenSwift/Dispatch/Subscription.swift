@@ -202,6 +202,13 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         }
     }
 
+    /// Delivers `envelope` in a task of its own (`.taskThread`). Kept out of line: inlined, its
+    /// task priority's stack space would be set up on every dispatch of the callers.
+    @inline(never)
+    private func startTask(delivering envelope: _EventEnvelope, counters: _BusCounters, tasks: _TaskTracker) {
+        tasks.start { [self] in counters.record(deliver(envelope)) }
+    }
+
     /// Hands `envelope` to this subscription's target.
     @inline(__always)
     func send(_ envelope: _EventEnvelope, counters: _BusCounters, tasks: _TaskTracker) {
@@ -209,15 +216,9 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         case .mailbox(let mailbox):
             mailbox.enqueue(envelope, for: .passUnretained(self))
         case .task:
-            tasks.start { [self] in
-                var tally = _DeliveryTally()
-                tally.record(deliver(envelope))
-                counters.record(tally)
-            }
+            startTask(delivering: envelope, counters: counters, tasks: tasks)
         case .synchronous:
-            var tally = _DeliveryTally()
-            tally.record(deliver(envelope))
-            counters.record(tally)
+            counters.record(deliver(envelope))
         case .sink:
             sink.unsafelyUnwrapped.accept(envelope, for: self)
         }
