@@ -76,9 +76,7 @@ struct EventThreadTests {
     func cancelReportsDiscarded() async {
         let bus = EventBus(label: "T4")
         let thread = ProbeThread(bus: bus)
-        Hold().queue(on: bus)
-        await thread.gate.waitUntilEntered()
-        for index in 0..<10 { Step(label: "\(index)").queue(on: bus) }
+        await queueBehindHold(steps: 10, gate: thread.gate, on: bus)
         #expect(thread.pendingEventCount == 11)
         let result = Task { await coreOnPlainThread { thread.cancel() } }
         // cancel() closes the mailbox, then waits for the callback in progress.
@@ -113,9 +111,7 @@ struct EventThreadTests {
     func cancelCountsEveryCallback() async {
         let bus = EventBus(label: "T4-two")
         let thread = TwoCallbackThread(bus: bus)
-        Hold().queue(on: bus)
-        await thread.gate.waitUntilEntered()
-        for index in 0..<10 { Step(label: "\(index)").queue(on: bus) }
+        await queueBehindHold(steps: 10, gate: thread.gate, on: bus)
         #expect(thread.pendingEventCount == 21, "the callback in progress and two deliveries per event")
         let result = Task { await coreOnPlainThread { thread.cancel() } }
         #expect(await coreEventually { thread.pendingEventCount == 1 })
@@ -129,9 +125,7 @@ struct EventThreadTests {
     func cancelBetweenTwoCallbacks() async {
         let bus = EventBus(label: "T4-between")
         let thread = TwoCallbackThread(bus: bus, cancelsOnFirst: true)
-        Hold().queue(on: bus)
-        await thread.gate.waitUntilEntered()
-        for index in 0..<3 { Step(label: "\(index)").queue(on: bus) }
+        await queueBehindHold(steps: 3, gate: thread.gate, on: bus)
         thread.gate.open()
         await coreWait(thread.cancelled)
         #expect(thread.order.values == ["first 0"], "the second callback of the same event does not run")
@@ -143,9 +137,7 @@ struct EventThreadTests {
     func removedCallbackIsSkipped() async {
         let bus = EventBus(label: "T2-removed")
         let thread = TwoCallbackThread(bus: bus)
-        Hold().queue(on: bus)
-        await thread.gate.waitUntilEntered()
-        for index in 0..<3 { Step(label: "\(index)").queue(on: bus) }
+        await queueBehindHold(steps: 3, gate: thread.gate, on: bus)
         thread.secondHandle?.remove()
         thread.gate.open()
         await bus.drain()
@@ -158,9 +150,7 @@ struct EventThreadTests {
     func cancelDraining() async {
         let bus = EventBus(label: "T4-draining")
         let thread = ProbeThread(bus: bus)
-        Hold().queue(on: bus)
-        await thread.gate.waitUntilEntered()
-        for index in 0..<10 { Step(label: "\(index)").queue(on: bus) }
+        await queueBehindHold(steps: 10, gate: thread.gate, on: bus)
         let result = Task { await coreOnPlainThread { thread.cancel(draining: true) } }
         thread.gate.open()
         #expect(await result.value == 0)
@@ -257,6 +247,13 @@ struct EventThreadTests {
 }
 
 extension EventThreadTests {
+    /// Holds the thread in its `Hold` callback, then queues `count` steps behind it.
+    func queueBehindHold(steps count: Int, gate: CoreGate, on bus: EventBus) async {
+        Hold().queue(on: bus)
+        await gate.waitUntilEntered()
+        for index in 0..<count { Step(label: "\(index)").queue(on: bus) }
+    }
+
     struct Hold: Eventable {}
 
     struct Step: Eventable {

@@ -62,8 +62,7 @@ extension EventBus {
     ) -> EventListenerHandle {
         let sink = _SerialHandlerSink(bus: self, handler: handler)
         let subscription = _Subscription(
-            type, owner: owner, target: .sink(sink), interest: .all, registrar: sink
-        ) { _, _ in }
+            type, owner: owner, target: .sink(sink), interest: .all, registrar: sink, handlers: .empty)
         sink.register(subscription)
         if isShutDown { subscription.cancel() }
         return EventListenerHandle(subscription)

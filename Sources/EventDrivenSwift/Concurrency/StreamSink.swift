@@ -70,8 +70,8 @@ extension EventBus {
             of: _EventEnvelope.self, bufferingPolicy: bufferingPolicy.streamPolicy)
         let sink = _StreamSink(bus: self, continuation: continuation)
         let subscription = _Subscription(
-            type, owner: nil, target: .sink(sink), interest: .all, channel: channel, registrar: sink
-        ) { _, _ in }
+            type, owner: nil, target: .sink(sink), interest: .all, channel: channel, registrar: sink,
+            handlers: .empty)
         continuation.onTermination = { [weak subscription] _ in subscription?.cancel() }
         sink.register(subscription)
         // A shutdown that took its snapshot of subscriptions before this registration would

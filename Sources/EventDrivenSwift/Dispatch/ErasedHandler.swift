@@ -23,9 +23,10 @@ struct _ErasedHandler {
                 ? { bytes, metadata in handler(bytes.load(as: E.self), metadata) } : nil)
     }
 
-    /// A handler for events of a type known only at run time; it has no inline form.
-    init(_ handler: @escaping (any Eventable, EventMetadata) -> Void) {
-        self.init(handler: handler, inlineHandler: nil)
+    /// A handler that does nothing, for a subscription whose sink runs the user's code itself
+    /// (such a sink may still deliver to the subscription, to apply its checks).
+    static var empty: _ErasedHandler {
+        _ErasedHandler(handler: { _, _ in }, inlineHandler: nil)
     }
 
     @usableFromInline

@@ -90,22 +90,6 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
             handlers: _ErasedHandler(handler))
     }
 
-    /// A subscription whose handler takes the type-erased event; `erasedHandler` is only ever
-    /// given events of exactly `type` (routing is by exact dynamic type).
-    convenience init(
-        _ type: any Eventable.Type,
-        owner: AnyObject?,
-        target: _DeliveryTarget,
-        interest: _Interest,
-        channel: _ChannelKey? = nil,
-        registrar: any _SubscriptionRegistrar,
-        erasedHandler: @escaping (any Eventable, EventMetadata) -> Void
-    ) {
-        self.init(
-            type, owner: owner, target: target, interest: interest, channel: channel, registrar: registrar,
-            handlers: _ErasedHandler(erasedHandler))
-    }
-
     /// A subscription whose `handlers` are only ever given events of exactly `type` (routing is
     /// by exact dynamic type).
     init(

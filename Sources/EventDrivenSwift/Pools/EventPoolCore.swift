@@ -90,8 +90,8 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
 
     private func makeBusSubscription<E: Eventable>(_ type: E.Type, channel: _ChannelKey?) -> _Subscription {
         // A sink target never runs the handler: deliveries go to `accept(_:for:)`.
-        _Subscription(type, owner: nil, target: .sink(self), interest: .all, channel: channel, registrar: bus) { _, _ in
-        }
+        _Subscription(
+            type, owner: nil, target: .sink(self), interest: .all, channel: channel, registrar: bus, handlers: .empty)
     }
 
     // MARK: Snapshots
