@@ -306,7 +306,7 @@ extension EventThreadTests {
     }
 
     /// Two callbacks for one type; the first may cancel the thread.
-    final class TwoCallbackThread: EventThread, @unchecked Sendable {  // stored properties are Sendable or set before use
+    final class TwoCallbackThread: EventThread, @unchecked Sendable {  // Sendable stores; vars set before events
         let order = CoreRecorder<String>()
         let gate = CoreGate()
         let cancelResult = CoreRecorder<Int>()
