@@ -186,7 +186,7 @@ struct MailboxLanesTests {
                 if batch == 1 { holds.removeAll() }
                 for pass in 0..<3 {
                     for subscription in pass == 1 ? subscriptions.reversed() : subscriptions {
-                        holds.hold(subscriptionOf: Fixture.entry(for: subscription))
+                        holds.hold(recipientOf: Fixture.entry(for: subscription))
                     }
                 }
             }

@@ -62,7 +62,7 @@ struct _MailboxState: ~Copyable {
     mutating func append(_ entry: consuming _MailboxEntry) -> EnqueueAction {
         let method = entry.envelope.metadata.method
         let priority = entry.envelope.metadata.priority
-        holds.hold(subscriptionOf: entry)
+        holds.hold(recipientOf: entry)
         pendingDeliveries += entry.recipient.deliveryCount
         pending.append(entry, method: method, priority: priority)
         return scheduleIfIdle()

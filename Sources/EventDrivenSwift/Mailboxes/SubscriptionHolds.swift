@@ -44,7 +44,7 @@ struct _SubscriptionHolds {
 
     /// Keeps what `entry` refers to (its subscription or group) alive until ``removeAll()``.
     @inline(__always)
-    mutating func hold(subscriptionOf entry: borrowing _MailboxEntry) {
+    mutating func hold(recipientOf entry: borrowing _MailboxEntry) {
         let address = entry.recipient.address
         if newest == address { return }
         newest = address
