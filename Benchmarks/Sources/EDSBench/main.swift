@@ -115,12 +115,25 @@ if options.wants("S3") {
 
 if options.wants("S4") {
     let routed = allContenders.filter { $0.routesByType || $0.kind == .floor }
-    let results = collect(routed) {
-        measureThroughput($0, receivers: 1, events: Config.s1Events, otherTypes: Config.s4OtherTypes)
+    // Each run measures S4 and then S1 again for the same contender, back to back, so that the
+    // ratio of the two compares figures taken in the same seconds of this noisy machine.
+    var withoutOthers: [String: Samples] = [:]
+    let results = collect(routed) { contender in
+        let loaded = measureThroughput(contender, receivers: 1, events: Config.s1Events, otherTypes: Config.s4OtherTypes)
+        let plain = measureThroughput(contender, receivers: 1, events: Config.s1Events)
+        withoutOthers[contender.name, default: Samples()].values.append(loaded / plain)
+        return loaded
     }
     printComparison(
         title: "S4: S1 with \(Config.s4OtherTypes) other event types registered (the floor routes nothing)",
         unit: "M events/s", direction: .higherIsBetter, results: results, scale: 1e6)
+    print("### S4 ÷ S1: each run's S4 figure divided by an S1 run of the same contender right after it\n")
+    printTable(
+        ["contender", "median S4 ÷ S1", "range"],
+        results.map { contender, _ in
+            let ratios = withoutOthers[contender.name] ?? Samples()
+            return [contender.name, String(format: "%.2f", ratios.median), ratios.range]
+        })
 }
 
 if options.wants("S5") {
