@@ -132,7 +132,19 @@ public final class EventBus: Sendable {
             if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
         } else if let found {
             // The route was retained under the lock; it is lent to `deliver`, then released.
-            found._withUnsafeGuaranteedRef { deliver(makeEnvelope(0), route: $0) }
+            found._withUnsafeGuaranteedRef { route in
+                if let (subscription, pool) = route.poolSubscriber {
+                    // A pool builds its thread's entries from fresh envelopes, as served routes do.
+                    let sequence = route.latest?.advance() ?? 0
+                    subscription._withUnsafeGuaranteedRef { subscription in
+                        pool._withUnsafeGuaranteedRef {
+                            $0.accept({ makeEnvelope(sequence) }, holdsInlineEvent: boxesInline, for: subscription)
+                        }
+                    }
+                } else {
+                    deliver(makeEnvelope(0), route: route)
+                }
+            }
             found.release()
         } else if !consumed {
             deliverToNobody(makeEnvelope(0))

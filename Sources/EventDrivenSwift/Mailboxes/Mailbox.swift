@@ -29,19 +29,29 @@ final class _Mailbox: Sendable {
 
     /// Appends an entry for `envelope` and the subscription `subscription` refers to, which the
     /// caller keeps alive; returns `false` when the mailbox no longer accepts events.
-    ///
-    /// The entry is built under the lock from the borrowed envelope: moving a prepared entry in
-    /// through an optional costs more, in the optional's destruction, than the copy.
+    @discardableResult
+    func enqueue(_ envelope: _EventEnvelope, for subscription: Unmanaged<_Subscription>) -> Bool {
+        enqueue({ envelope }, holdsInlineEvent: false, for: subscription)
+    }
+
+    /// ``enqueue(_:for:)`` for the envelope `makeEnvelope` returns, built under the lock straight
+    /// into the entry; `holdsInlineEvent` marks the entry to run in place (see ``_MailboxEntry``).
     @discardableResult
     @inline(never)
-    func enqueue(_ envelope: _EventEnvelope, for subscription: Unmanaged<_Subscription>) -> Bool {
+    func enqueue(
+        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for subscription: Unmanaged<_Subscription>
+    ) -> Bool {
+        let recipient = _MailboxRecipient(subscription)
         let action = state.withLock { state -> _MailboxState.EnqueueAction in
             if let refusal = state.refusal() { return refusal }
-            return state.append(_MailboxEntry(envelope: envelope, unretainedSubscription: subscription))
+            return state.append(
+                _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent))
         }
         if action == .none { return true }
         // A wake is rare (the drainer was idle) and costs far more than the optional.
-        var refused = action == .wake ? nil : _MailboxEntry(envelope: envelope, unretainedSubscription: subscription)
+        var refused =
+            action == .wake
+            ? nil : _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent)
         return finishEnqueue(action, leftover: &refused)
     }
 

@@ -143,10 +143,19 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
 
     /// Called by the bus for every event of a type the pool's threads listen to.
     func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+        accept({ envelope }, holdsInlineEvent: false, for: subscription)
+    }
+
+    /// ``accept(_:for:)`` with the envelope made by `makeEnvelope`, as often as it is needed:
+    /// each of the chosen thread's entries is built from a fresh one, like the bus's own
+    /// mailbox deliveries, and marked to run in place when `holdsInlineEvent`.
+    func accept(
+        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for subscription: _Subscription
+    ) {
         let admission = locked.withLock { locked -> Admission in
             if locked.state.isStopped { return .stopped }
             if locked.state.isHolding {
-                locked.state.hold(_EventPoolHeldEvent(envelope: envelope, key: _EventPoolRouteKey(subscription)))
+                locked.state.hold(_EventPoolHeldEvent(envelope: makeEnvelope(), key: _EventPoolRouteKey(subscription)))
                 return .held
             }
             locked.snapshot.pin()
@@ -154,7 +163,9 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         }
         switch admission {
         case .route(let snapshot):
-            let routed: Void? = snapshot.withRoute(for: subscription) { route(envelope, along: $0) }
+            let routed: Void? = snapshot.withRoute(for: subscription) {
+                route(makeEnvelope, holdsInlineEvent: holdsInlineEvent, along: $0)
+            }
             if routed == nil { bus.counters.undelivered.add(1, ordering: .relaxed) }
             if snapshot.unpin() { snapshotReleased(snapshot.generation) }
         case .held:
@@ -166,21 +177,30 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
 
     /// Hands `envelope` to the thread the balancer chooses, once per callback it has for the type.
     func route(_ envelope: _EventEnvelope, key: _EventPoolRouteKey, through snapshot: _EventPoolSnapshot) {
-        let routed: Void? = snapshot.withRoute(key) { route(envelope, along: $0) }
+        let routed: Void? = snapshot.withRoute(key) { route({ envelope }, holdsInlineEvent: false, along: $0) }
         if routed == nil { bus.counters.undelivered.add(1, ordering: .relaxed) }
     }
 
-    /// Hands `envelope` to the thread of `route` that the balancer chooses. The caller pins the
-    /// snapshot that holds `route`, which holds the thread, its mailbox and its callbacks.
+    /// Hands the envelope `makeEnvelope` makes to the thread of `route` that the balancer
+    /// chooses, one entry per callback the thread has for the type. The caller pins the snapshot
+    /// that holds `route`, which holds the thread, its mailbox and its callbacks.
     @inline(__always)
-    private func route(_ envelope: _EventEnvelope, along route: _EventPoolRoute) {
+    private func route(
+        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, along route: _EventPoolRoute
+    ) {
         let count = route.targets.count
+        let envelope = makeEnvelope()
         let chosen = balancer.selectMember(for: envelope.event, metadata: envelope.metadata, among: route.members)
         route.targets.withUnsafeBufferPointer { targets in
             let target = targets[(chosen % count + count) % count]
             target.mailbox._withUnsafeGuaranteedRef { mailbox in
                 for subscription in target.subscriptions {
-                    mailbox.enqueue(envelope, for: subscription)
+                    // An inline event is boxed again for each entry, which costs less than a copy.
+                    if holdsInlineEvent {
+                        mailbox.enqueue(makeEnvelope, holdsInlineEvent: true, for: subscription)
+                    } else {
+                        mailbox.enqueue({ envelope }, holdsInlineEvent: false, for: subscription)
+                    }
                 }
             }
             target.member._withUnsafeGuaranteedRef { member in
