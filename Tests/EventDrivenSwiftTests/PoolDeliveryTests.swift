@@ -35,8 +35,41 @@ private final class PoolTrackedWorker: EventThread, @unchecked Sendable {  // `a
     }
 }
 
+/// A trivially copyable event of one word: the pool's threads run its entries in place.
+private struct PoolTick: Eventable {
+    let id: Int
+}
+
+/// Two callbacks for `PoolTick`, recording which one saw which event.
+private final class PoolTickWorker: EventThread, @unchecked Sendable {  // `seen` is a LockedValue
+    static let seen = LockedValue<[String]>([])
+
+    override func registerEventListeners() {
+        addEventCallback(PoolTick.self) { tick, _ in Self.seen.withLock { $0.append("a\(tick.id)") } }
+        addEventCallback(PoolTick.self) { tick, _ in Self.seen.withLock { $0.append("b\(tick.id)") } }
+    }
+}
+
 @Suite("EventPool delivery")
 struct PoolDeliveryTests {
+    @Test("P1: a trivially copyable event reaches one thread intact, once for each of its callbacks")
+    func inlineEventsReachEveryCallback() async {
+        let bus = EventBus(label: "P1-inline")
+        let pool = EventPool<PoolTickWorker>(capacity: 2, bus: bus)
+        PoolTickWorker.seen.withLock { $0.removeAll() }
+        for id in 0..<100 { bus.queue(PoolTick(id: id)) }
+        await pool.drain()
+        let seen = PoolTickWorker.seen.withLock { $0 }
+        #expect(seen.filter { $0.hasPrefix("a") }.sorted() == (0..<100).map { "a\($0)" }.sorted())
+        #expect(seen.filter { $0.hasPrefix("b") }.sorted() == (0..<100).map { "b\($0)" }.sorted())
+        let order = (0..<100).allSatisfy { id in
+            (seen.firstIndex(of: "a\(id)") ?? .max) < (seen.firstIndex(of: "b\(id)") ?? .min)
+        }
+        #expect(order, "a thread runs its two callbacks for an event in registration order")
+        #expect(bus.statistics.delivered == 200)
+        pool.stop()
+    }
+
     @Test("P1: five threads run five blocked events at the same time")
     func fiveAtOnce() async {
         let bus = EventBus(label: "P1-concurrent")
