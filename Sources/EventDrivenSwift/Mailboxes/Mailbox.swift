@@ -93,12 +93,12 @@ final class _Mailbox: Sendable {
         state.withLock { !$0.isScheduled }
     }
 
-    /// Events waiting, not counting the batch in progress.
+    /// Deliveries waiting, not counting the batch in progress.
     var pendingCount: Int {
         state.withLock { $0.pendingDeliveries }
     }
 
-    /// Closes the mailbox at once. Returns how many pending events were discarded.
+    /// Closes the mailbox at once. Returns how many pending deliveries were discarded.
     @discardableResult
     func close() -> Int {
         isClosed.store(true, ordering: .sequentiallyConsistent)
