@@ -230,7 +230,7 @@ extension MailboxLanesTests {
             let metadata = EventMetadata(priority: priority, method: method, dispatchTime: .now(), scheduledTime: nil)
             return _MailboxEntry(
                 envelope: _EventEnvelope(event: Note(), metadata: metadata, sequence: 0),
-                unretainedSubscription: .passUnretained(subscription))
+                recipient: _MailboxRecipient(.passUnretained(subscription)), holdsInlineEvent: false)
         }
     }
 

@@ -133,14 +133,10 @@ public final class EventBus: Sendable {
         } else if let found {
             // The route was retained under the lock; it is lent to `deliver`, then released.
             found._withUnsafeGuaranteedRef { route in
-                if let (subscription, pool) = route.poolSubscriber {
+                if route.poolSubscriber != nil {
                     // A pool builds its thread's entries from fresh envelopes, as served routes do.
                     let sequence = route.latest?.advance() ?? 0
-                    subscription._withUnsafeGuaranteedRef { subscription in
-                        pool._withUnsafeGuaranteedRef {
-                            $0.accept({ makeEnvelope(sequence) }, holdsInlineEvent: boxesInline, for: subscription)
-                        }
-                    }
+                    handToPool(of: route, { makeEnvelope(sequence) }, holdsInlineEvent: boxesInline)
                 } else {
                     deliver(makeEnvelope(0), route: route)
                 }
@@ -180,10 +176,8 @@ public final class EventBus: Sendable {
             deliverSynchronously(envelope, to: route)
             return
         }
-        if let (subscription, pool) = route.poolSubscriber {
-            subscription._withUnsafeGuaranteedRef { subscription in
-                pool._withUnsafeGuaranteedRef { $0.accept(envelope, for: subscription) }
-            }
+        if route.poolSubscriber != nil {
+            handToPool(of: route, { copy envelope }, holdsInlineEvent: false)
             return
         }
         if envelope.metadata.method == .stack && route.subscriptions.count > 1 {
@@ -197,6 +191,18 @@ public final class EventBus: Sendable {
         }
         for subscription in subscriptions {
             subscription.send(envelope, counters: counters, tasks: tasks)
+        }
+    }
+
+    /// Hands the envelope `makeEnvelope` makes to the pool that is the one subscriber of
+    /// `route`, which the caller keeps alive (and so the pool and its subscription).
+    @inline(__always)
+    private func handToPool(of route: _Route, _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool) {
+        let (subscription, pool) = route.poolSubscriber.unsafelyUnwrapped
+        subscription._withUnsafeGuaranteedRef { subscription in
+            pool._withUnsafeGuaranteedRef {
+                $0.accept(makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: subscription)
+            }
         }
     }
 

@@ -16,13 +16,6 @@ struct _MailboxEntry: Sendable {
 
     private static var inlineEventFlag: UInt { 1 }
 
-    /// An entry for the subscription `subscription` refers to; whoever stores the entry must
-    /// keep that subscription alive.
-    @inline(__always)
-    init(envelope: consuming _EventEnvelope, unretainedSubscription subscription: Unmanaged<_Subscription>) {
-        self.init(envelope: envelope, recipient: _MailboxRecipient(subscription), holdsInlineEvent: false)
-    }
-
     /// An entry for `recipient`, which whoever stores the entry must keep alive.
     /// - Parameter holdsInlineEvent: `true` only when the envelope's event ``_boxesInline(_:)``.
     @inline(__always)
