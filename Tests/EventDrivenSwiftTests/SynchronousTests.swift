@@ -17,7 +17,9 @@ struct SynchronousTests {
         }
         bus.listen(Ping.self) { _, _ in log.append("async") }
         bus.dispatchNow(Ping(number: 1))
-        #expect(log.values == ["sync0", "sync1", "sync2", "sync3"])
+        // The queued listener may already have run on its own context; the synchronous ones ran
+        // first, in order, before dispatchNow returned.
+        #expect(Array(log.values.prefix(4)) == ["sync0", "sync1", "sync2", "sync3"])
         await bus.drain()
         #expect(log.values.last == "async")
         #expect(log.count == 5)
