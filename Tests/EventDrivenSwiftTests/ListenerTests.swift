@@ -141,29 +141,6 @@ struct ListenerTests {
         for handle in handles + lateHandles.values { handle.remove() }
     }
 
-    #if !canImport(Darwin)
-        @Test("L3: on Linux a listener registered on the main thread never waits for the main queue")
-        func requesterFromMainThreadOnLinux() async {
-            let bus = EventBus(label: "L3-main")
-            let arrived = DispatchSemaphore(value: 0)
-            let registered = DispatchSemaphore(value: 0)
-            let releaseMain = DispatchSemaphore(value: 0)
-            let handles = CoreRecorder<EventListenerHandle>()
-            // Register on the main thread, then keep the main queue busy until delivery.
-            DispatchQueue.main.async {
-                handles.append(bus.listen(Ping.self) { _, _ in arrived.signal() })
-                registered.signal()
-                releaseMain.wait()
-            }
-            await coreWait(registered)
-            Ping(value: 1).queue(on: bus)
-            await coreWait(arrived)
-            releaseMain.signal()
-            #expect(bus.statistics.delivered == 1)
-            for handle in handles.values { handle.remove() }
-        }
-    #endif
-
     @Test("L4: .listenerThread delivers in order on the bus's one listener thread")
     func listenerThreadInOrder() async {
         let bus = EventBus(label: "L4")

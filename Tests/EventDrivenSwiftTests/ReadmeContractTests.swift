@@ -132,7 +132,9 @@ extension ReadmeContractTests {
 
     // MARK: EventListener
 
-    class TemperatureRatingViewModel {
+    // Swift 6 asks a listener whose bound methods run on other threads to be Sendable; its
+    // state is @ThreadSafeSemaphore, as the README's EventThread is.
+    class TemperatureRatingViewModel: @unchecked Sendable {
         @ThreadSafeSemaphore var temperatureInCelsius: Float = 0
         @ThreadSafeSemaphore var temperatureRating: TemperatureRating = .freezing
 
@@ -151,7 +153,7 @@ extension ReadmeContractTests {
         }
     }
 
-    class ThreadListenerViewModel: TemperatureRatingViewModel {
+    class ThreadListenerViewModel: TemperatureRatingViewModel, @unchecked Sendable {
         override init() {
             super.init()
             listenerHandle?.remove()
@@ -160,7 +162,7 @@ extension ReadmeContractTests {
         }
     }
 
-    class TaskListenerViewModel: TemperatureRatingViewModel {
+    class TaskListenerViewModel: TemperatureRatingViewModel, @unchecked Sendable {
         override init() {
             super.init()
             listenerHandle?.remove()
@@ -170,7 +172,7 @@ extension ReadmeContractTests {
 
     // MARK: EventListener with Latest-Only Interest
 
-    class LatestOnlyViewModel: TemperatureRatingViewModel {
+    class LatestOnlyViewModel: TemperatureRatingViewModel, @unchecked Sendable {
         override init() {
             super.init()
             listenerHandle?.remove()
@@ -181,7 +183,7 @@ extension ReadmeContractTests {
 
     // MARK: EventListener with Maximum Age Interest
 
-    class MaximumAgeViewModel: TemperatureRatingViewModel {
+    class MaximumAgeViewModel: TemperatureRatingViewModel, @unchecked Sendable {
         override init() {
             super.init()
             listenerHandle?.remove()
@@ -192,7 +194,7 @@ extension ReadmeContractTests {
 
     // MARK: EventListener with Custom Event Filtering Interest
 
-    class CustomFilterViewModel: TemperatureRatingViewModel {
+    class CustomFilterViewModel: TemperatureRatingViewModel, @unchecked Sendable {
         internal func onTemperatureRatingEventFilter(
             _ event: TemperatureRatingEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime
         ) -> Bool {

@@ -46,14 +46,15 @@ public enum DeliveryContext: Sendable {
 }
 
 extension EventBus {
-    /// Resolves `context` to a delivery target at subscription time.
-    func target(for context: DeliveryContext) -> _DeliveryTarget {
+    /// Resolves `context` to a delivery target at subscription time; `isolation` is the
+    /// subscriber's (`#isolation`).
+    func target(for context: DeliveryContext, isolation: (any Actor)?) -> _DeliveryTarget {
         switch context {
-        case .synchronous: target(for: ExecuteEventOn.synchronous)
-        case .requesterThread: target(for: ExecuteEventOn.requesterThread)
-        case .listenerThread: target(for: ExecuteEventOn.listenerThread)
-        case .taskThread: target(for: ExecuteEventOn.taskThread)
-        case .mainActor: target(for: ExecuteEventOn.mainActor)
+        case .synchronous: target(for: ExecuteEventOn.synchronous, isolation: isolation)
+        case .requesterThread: target(for: ExecuteEventOn.requesterThread, isolation: isolation)
+        case .listenerThread: target(for: ExecuteEventOn.listenerThread, isolation: isolation)
+        case .taskThread: target(for: ExecuteEventOn.taskThread, isolation: isolation)
+        case .mainActor: target(for: ExecuteEventOn.mainActor, isolation: isolation)
         case .queue(let queue): .mailbox(_Mailbox(executor: .queue(queue), counters: counters))
         case .thread(let thread): .mailbox(thread.mailbox)
         }

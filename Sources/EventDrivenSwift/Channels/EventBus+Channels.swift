@@ -28,9 +28,12 @@ extension EventBus {
     @discardableResult
     public func subscribe<Message>(
         _ channel: EventChannel<Message>, on context: DeliveryContext = .requesterThread,
-        _ handler: @escaping (Message) -> Void
+        isolation: (any Actor)? = #isolation,
+        _ handler: @escaping @Sendable (Message) -> Void
     ) -> ChannelSubscription {
-        subscribe(channel, on: context) { (_: ChannelSubscription, message: Message) in handler(message) }
+        subscribe(channel, on: context, isolation: isolation) { (_: ChannelSubscription, message: Message) in
+            handler(message)
+        }
     }
 
     /// Calls `handler` with its own subscription and every message published on `channel` from
@@ -39,11 +42,13 @@ extension EventBus {
     @discardableResult
     public func subscribe<Message>(
         _ channel: EventChannel<Message>, on context: DeliveryContext = .requesterThread,
-        _ handler: @escaping (ChannelSubscription, Message) -> Void
+        isolation: (any Actor)? = #isolation,
+        _ handler: @escaping @Sendable (ChannelSubscription, Message) -> Void
     ) -> ChannelSubscription {
         let reference = _SubscriptionReference()
         let subscription = _Subscription(
-            _ChannelMessage<Message>.self, owner: nil, target: target(for: context), interest: .all,
+            _ChannelMessage<Message>.self, owner: nil, target: target(for: context, isolation: isolation),
+            interest: .all,
             channel: channel.identity, registrar: self
         ) { envelope, _ in
             guard let handle = reference.handle else { return }

@@ -6,21 +6,26 @@
 /// bytes, which lets a mailbox run an entry in place and then reuse its memory without
 /// destroying it.
 @usableFromInline
-struct _ErasedHandler {
+struct _ErasedHandler: Sendable {
     /// Runs the handler for an event of the subscription's type.
-    let handler: (any Eventable, EventMetadata) -> Void
+    let handler: @Sendable (any Eventable, EventMetadata) -> Void
     /// Runs the handler for the event whose bytes are at the address given; only when
     /// `hasInlineHandler`, that is when the type is stored inline without references.
-    let inlineHandler: (UnsafeRawPointer, EventMetadata) -> Void
+    let inlineHandler: @Sendable (UnsafeRawPointer, EventMetadata) -> Void
     let hasInlineHandler: Bool
 
     /// The erased forms of `handler`, for events of type `E`.
     @inlinable
-    init<E: Eventable>(_ handler: @escaping (E, EventMetadata) -> Void) {
+    init<E: Eventable>(_ handler: @escaping @Sendable (E, EventMetadata) -> Void) {
+        let inlineHandler: (@Sendable (UnsafeRawPointer, EventMetadata) -> Void)?
+        if _boxesInline(E.self) {
+            inlineHandler = { bytes, metadata in handler(bytes.load(as: E.self), metadata) }
+        } else {
+            inlineHandler = nil
+        }
         self.init(
             handler: { event, metadata in handler(_project(event, as: E.self), metadata) },
-            inlineHandler: _boxesInline(E.self)
-                ? { bytes, metadata in handler(bytes.load(as: E.self), metadata) } : nil)
+            inlineHandler: inlineHandler)
     }
 
     /// A handler that does nothing, for a subscription whose sink runs the user's code itself
@@ -31,8 +36,8 @@ struct _ErasedHandler {
 
     @usableFromInline
     init(
-        handler: @escaping (any Eventable, EventMetadata) -> Void,
-        inlineHandler: ((UnsafeRawPointer, EventMetadata) -> Void)?
+        handler: @escaping @Sendable (any Eventable, EventMetadata) -> Void,
+        inlineHandler: (@Sendable (UnsafeRawPointer, EventMetadata) -> Void)?
     ) {
         self.handler = handler
         // Not optional, so that a delivery calls it without copying (retaining) an optional.

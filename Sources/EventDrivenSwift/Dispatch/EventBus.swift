@@ -33,6 +33,8 @@ public final class EventBus: Sendable {
     /// State values and consumers (Channels/, States/, Consumers/).
     let stores = _BusStores()
     let scheduledEvents = _BusSchedule()
+    /// Warns once when main-actor deliveries wait for a main queue that does not run.
+    let mainQueueWatch: _MainQueueWatch
 
     /// Creates an independent bus.
     /// - Parameters:
@@ -41,6 +43,7 @@ public final class EventBus: Sendable {
     public init(label: String = "EventBus", logger: Logger? = nil) {
         self.label = label
         self.logger = logger ?? Logger(label: "EventDrivenSwift")
+        self.mainQueueWatch = _MainQueueWatch(logger: self.logger, busLabel: label)
     }
 
     deinit {
@@ -298,7 +301,7 @@ public final class EventBus: Sendable {
     var mainMailbox: _Mailbox {
         sharedMailboxes.withLock { shared in
             if let mailbox = shared.main { return mailbox }
-            let mailbox = _Mailbox(executor: .queue(.main), counters: counters)
+            let mailbox = _Mailbox(executor: .mainQueue(mainQueueWatch), counters: counters)
             shared.main = mailbox
             return mailbox
         }

@@ -33,8 +33,8 @@ enum _Interest: Sendable {
 }
 
 /// A user filter, run on the subscription's own serial context.
-struct _EventFilter: @unchecked Sendable {  // called only from the subscription's delivery context, like its handler
-    let accepts: (any Eventable, EventMetadata) -> Bool
+struct _EventFilter: Sendable {
+    let accepts: @Sendable (any Eventable, EventMetadata) -> Bool
 }
 
 /// The newest sequence number dispatched for one event type on one bus.
@@ -47,10 +47,10 @@ final class _LatestTracker: Sendable {
 
 /// One registered handler for one event type: a listener, or a callback of an EventThread.
 ///
-/// The handler is a user closure. It is only ever invoked from the context `target` names: one
-/// drain at a time for a mailbox, so never concurrently with itself; for `.taskThread` the
-/// user asked for concurrency and the documentation says the handler must be thread-safe.
-// @unchecked Sendable: `handler` runs only as `target` serializes it; `active` is atomic; `owner` and `registrar` are weak lets
+/// The handler is a `@Sendable` user closure, invoked from the context `target` names: one
+/// drain at a time for a mailbox; concurrently for `.taskThread` and `.synchronous`, which its
+/// `@Sendable` type makes safe.
+// @unchecked Sendable: only because of the weak lets `owner` and `registrar` (atomic in the runtime); the rest is immutable or atomic
 final class _Subscription: _HoldRecord, @unchecked Sendable {
     let eventType: ObjectIdentifier
     let eventTypeName: String
@@ -70,9 +70,9 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     let sink: (any _DeliverySink)?
     let interest: _Interest
     weak let registrar: (any _SubscriptionRegistrar)?
-    private let handler: (any Eventable, EventMetadata) -> Void
+    private let handler: @Sendable (any Eventable, EventMetadata) -> Void
     /// The handler reading an event from the address of its bytes (see ``_ErasedHandler``).
-    private let inlineHandler: (UnsafeRawPointer, EventMetadata) -> Void
+    private let inlineHandler: @Sendable (UnsafeRawPointer, EventMetadata) -> Void
     private let hasInlineHandler: Bool
     private let active = Atomic<Bool>(true)
 
@@ -83,7 +83,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         interest: _Interest,
         channel: _ChannelKey? = nil,
         registrar: any _SubscriptionRegistrar,
-        handler: @escaping (E, EventMetadata) -> Void
+        handler: @escaping @Sendable (E, EventMetadata) -> Void
     ) {
         self.init(
             type, owner: owner, target: target, interest: interest, channel: channel, registrar: registrar,

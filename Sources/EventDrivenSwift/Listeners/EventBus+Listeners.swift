@@ -22,13 +22,14 @@ extension EventBus {
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
+        isolation: (any Actor)? = #isolation,
         _ callback: @escaping TypedEventCallback<E>
     ) -> EventListenerHandle {
         let typeName = String(reflecting: type)
         guard let owner else { return failedRegistration(.nilOwner(eventType: typeName)) }
         return listen(
             type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter
+            customFilter: customFilter, isolation: isolation
         ) { event, metadata in
             callback(event, metadata.priority, metadata.dispatchTime)
         }
@@ -44,17 +45,18 @@ extension EventBus {
     @inlinable
     public func addListener<E: Eventable, Owner: AnyObject>(
         _ type: E.Type,
-        _ method: @escaping (Owner) -> TypedEventCallback<E>,
+        _ method: @escaping @Sendable (Owner) -> TypedEventCallback<E>,
         owner: Owner,
         executeOn: ExecuteEventOn = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
-        customFilter: TypedEventFilterCallback<E>? = nil
+        customFilter: TypedEventFilterCallback<E>? = nil,
+        isolation: (any Actor)? = #isolation
     ) -> EventListenerHandle {
         let weakOwner = _WeakReference(owner)
         return listen(
             type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter
+            customFilter: customFilter, isolation: isolation
         ) { event, metadata in
             guard let owner = weakOwner.object else { return }
             method(owner)(event, metadata.priority, metadata.dispatchTime)
@@ -73,11 +75,12 @@ extension EventBus {
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
-        _ callback: @escaping (E, EventMetadata) -> Void
+        isolation: (any Actor)? = #isolation,
+        _ callback: @escaping @Sendable (E, EventMetadata) -> Void
     ) -> EventListenerHandle {
         _listen(
             type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter, handler: _ErasedHandler(callback))
+            customFilter: customFilter, isolation: isolation, handler: _ErasedHandler(callback))
     }
 
     /// ``listen(_:owner:executeOn:interestedIn:maximumAge:customFilter:_:)`` with the handler
@@ -90,8 +93,10 @@ extension EventBus {
         interestedIn: EventListenerInterest,
         maximumAge: Int64,
         customFilter: TypedEventFilterCallback<E>?,
+        isolation: (any Actor)?,
         handler: _ErasedHandler
     ) -> EventListenerHandle {
+        if type == AllEvents.self { return failedRegistration(.catchAllSubscription(api: "listen")) }
         let typeName = String(reflecting: type)
         let interest: _Interest
         switch interestedIn {
@@ -112,7 +117,8 @@ extension EventBus {
                 })
         }
         let subscription = _Subscription(
-            type, owner: owner, target: target(for: executeOn), interest: interest, registrar: self,
+            type, owner: owner, target: target(for: executeOn, isolation: isolation), interest: interest,
+            registrar: self,
             handlers: handler)
         register(subscription)
         return EventListenerHandle(subscription)
@@ -124,26 +130,32 @@ extension EventBus {
         return EventListenerHandle(failedWith: error)
     }
 
-    /// Resolves `executeOn` to a delivery target at registration time.
-    func target(for executeOn: ExecuteEventOn) -> _DeliveryTarget {
+    /// Resolves `executeOn` to a delivery target at registration time; `isolation` is the
+    /// registering caller's (`#isolation`).
+    func target(for executeOn: ExecuteEventOn, isolation: (any Actor)?) -> _DeliveryTarget {
         switch executeOn {
         case .listenerThread: return .mailbox(listenerMailbox)
         case .taskThread: return .task
         case .mainActor: return .mailbox(mainMailbox)
         case .synchronous: return .synchronous
-        case .requesterThread: return .mailbox(requesterMailbox())
+        case .requesterThread: return .mailbox(requesterMailbox(isolation: isolation))
         }
     }
 
-    /// The serial context of the caller; see ``ExecuteEventOn/requesterThread``.
-    private func requesterMailbox() -> _Mailbox {
+    /// The serial context of the caller (SPEC L3; see ``ExecuteEventOn/requesterThread``).
+    ///
+    /// The caller's actor comes first: it is the only safe place for a handler that touches
+    /// that actor's state. The main thread without main-actor isolation is no reason to choose
+    /// the main queue, which a command-line program or a server may never run.
+    private func requesterMailbox(isolation: (any Actor)?) -> _Mailbox {
+        if let isolation {
+            if isolation is MainActor { return mainMailbox }
+            return _Mailbox(executor: .actor(isolation), counters: counters)
+        }
         if let context = _ReceiverContext.current {
             return context.mailbox
         }
-        #if canImport(Darwin)
-            if Thread.isMainThread { return mainMailbox }
-        #endif
-        if let queue = OperationQueue.current?.underlyingQueue {
+        if let queue = OperationQueue.current?.underlyingQueue, queue !== DispatchQueue.main {
             return _Mailbox(executor: .queue(queue), counters: counters)
         }
         return _Mailbox(executor: .globalQueue(.global()), counters: counters)

@@ -21,11 +21,12 @@ extension Eventable {
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<Self>? = nil,
-        on bus: EventBus = EventCentral.shared
+        on bus: EventBus = EventCentral.shared,
+        isolation: (any Actor)? = #isolation
     ) -> EventListenerHandle {
         bus.addListener(
             Self.self, owner: requester, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter, callback)
+            customFilter: customFilter, isolation: isolation, callback)
     }
 
     /// Registers an unapplied method of `owner`, as `TemperatureEvent.addListener(self, Owner.onTemperature)`.
@@ -36,15 +37,16 @@ extension Eventable {
     @inlinable
     public static func addListener<Owner: AnyObject>(
         _ owner: Owner,
-        _ method: @escaping (Owner) -> TypedEventCallback<Self>,
+        _ method: @escaping @Sendable (Owner) -> TypedEventCallback<Self>,
         executeOn: ExecuteEventOn = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<Self>? = nil,
-        on bus: EventBus = EventCentral.shared
+        on bus: EventBus = EventCentral.shared,
+        isolation: (any Actor)? = #isolation
     ) -> EventListenerHandle {
         bus.addListener(
             Self.self, method, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter)
+            customFilter: customFilter, isolation: isolation)
     }
 }

@@ -7,6 +7,12 @@ enum _MailboxExecutor: Sendable {
     /// Drains submitted to a dispatch queue, one at a time: the main queue, or an
     /// `OperationQueue`'s underlying queue. A drain goes idle as soon as nothing is pending.
     case queue(DispatchQueue)
+    /// Drains run isolated to an actor, one at a time, for a listener registered from that
+    /// actor's code (`.requesterThread`); each drain is a task that hops onto the actor.
+    case actor(any Actor)
+    /// Drains submitted to the main queue, one at a time, for main-actor delivery; `watch`
+    /// reports once when the main queue leaves a drain waiting (see ``_MainQueueWatch``).
+    case mainQueue(_MainQueueWatch)
     /// Drains submitted to a global queue, one at a time, for a listener's own serial context.
     /// A drain keeps looking for ``lingerNanoseconds`` before going idle (see ``_DrainPacing``).
     case globalQueue(DispatchQueue)
@@ -27,6 +33,11 @@ enum _MailboxExecutor: Sendable {
             thread.wake()
         case .queue(let queue):
             drain(mailbox, on: queue, lingerNanoseconds: 0, sliceNanoseconds: nil)
+        case .actor(let actor):
+            Task { await Self.drain(mailbox, isolatedTo: actor) }
+        case .mainQueue(let watch):
+            watch.submitted(mailbox)
+            drain(mailbox, on: .main, lingerNanoseconds: 0, sliceNanoseconds: nil, watch: watch)
         case .globalQueue(let queue):
             drain(
                 mailbox, on: queue, lingerNanoseconds: Self.lingerNanoseconds, sliceNanoseconds: Self.sliceNanoseconds)
@@ -34,11 +45,13 @@ enum _MailboxExecutor: Sendable {
     }
 
     private func drain(
-        _ mailbox: _Mailbox, on queue: DispatchQueue, lingerNanoseconds: UInt64, sliceNanoseconds: UInt64?
+        _ mailbox: _Mailbox, on queue: DispatchQueue, lingerNanoseconds: UInt64, sliceNanoseconds: UInt64?,
+        watch: _MainQueueWatch? = nil
     ) {
         // Like a mailbox thread, the drain names its mailbox as the current receiver, so a
         // `.requesterThread` listener registered from a handler delivers on this context.
         queue.async {
+            watch?.started()
             let sliceEnded = _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
                 mailbox.runUntilIdle(lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds)
             }
@@ -47,6 +60,13 @@ enum _MailboxExecutor: Sendable {
             if sliceEnded {
                 drain(mailbox, on: queue, lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds)
             }
+        }
+    }
+
+    /// One drain of `mailbox`, run on `actor`'s executor.
+    private static func drain(_ mailbox: _Mailbox, isolatedTo actor: isolated any Actor) async {
+        _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
+            _ = mailbox.runUntilIdle()
         }
     }
 }

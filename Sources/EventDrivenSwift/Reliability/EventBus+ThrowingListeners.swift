@@ -14,12 +14,13 @@ extension EventBus {
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
-        _ callback: @escaping (E, EventMetadata) throws -> Void
+        isolation: (any Actor)? = #isolation,
+        _ callback: @escaping @Sendable (E, EventMetadata) throws -> Void
     ) -> EventListenerHandle {
         let isolate = _ErrorIsolation(bus: self, eventType: String(reflecting: type))
         return listen(
             type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter
+            customFilter: customFilter, isolation: isolation
         ) { event, metadata in
             isolate.run { try callback(event, metadata) }
         }
@@ -39,7 +40,7 @@ extension EventThread {
     /// ``EventDrivenError/handlerFailed(eventType:error:)``.
     @discardableResult
     public func addEventCallback<TEvent: Eventable>(
-        _ type: TEvent.Type, _ callback: @escaping (TEvent, EventMetadata) throws -> Void
+        _ type: TEvent.Type, _ callback: @escaping @Sendable (TEvent, EventMetadata) throws -> Void
     ) -> EventListenerHandle {
         let isolate = _ErrorIsolation(bus: bus, eventType: String(reflecting: type))
         return addEventCallback(type) { (event: TEvent, metadata: EventMetadata) in

@@ -67,9 +67,10 @@ extension EventBus {
     @discardableResult
     public func subscribe<Value>(
         _ state: EventState<Value>, on context: DeliveryContext = .requesterThread,
-        _ handler: @escaping (Value) -> Void
+        isolation: (any Actor)? = #isolation,
+        _ handler: @escaping @Sendable (Value) -> Void
     ) -> ChannelSubscription {
-        subscribe(state, on: context) { (_: ChannelSubscription, value: Value) in handler(value) }
+        subscribe(state, on: context, isolation: isolation) { (_: ChannelSubscription, value: Value) in handler(value) }
     }
 
     /// Calls `handler` in `context` with its own subscription and the current value of `state`,
@@ -78,11 +79,12 @@ extension EventBus {
     @discardableResult
     public func subscribe<Value>(
         _ state: EventState<Value>, on context: DeliveryContext = .requesterThread,
-        _ handler: @escaping (ChannelSubscription, Value) -> Void
+        isolation: (any Actor)? = #isolation,
+        _ handler: @escaping @Sendable (ChannelSubscription, Value) -> Void
     ) -> ChannelSubscription {
         let reference = _SubscriptionReference()
         let subscription = subscribeState(
-            state, target: target(for: context), registrar: self,
+            state, target: target(for: context, isolation: isolation), registrar: self,
             prepare: { reference.subscription = $0 },
             { change, _ in
                 guard let handle = reference.handle else { return }
@@ -98,7 +100,7 @@ extension EventBus {
     func subscribeState<Value>(
         _ state: EventState<Value>, target: _DeliveryTarget, registrar: any _SubscriptionRegistrar,
         prepare: (_Subscription) -> Void = { _ in },
-        _ handler: @escaping (_StateChange<Value>, EventMetadata) -> Void
+        _ handler: @escaping @Sendable (_StateChange<Value>, EventMetadata) -> Void
     ) -> _Subscription {
         let gate = _StateGate()
         let subscription = _Subscription(

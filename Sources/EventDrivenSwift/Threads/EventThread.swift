@@ -54,7 +54,7 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     init(mainActorBus bus: EventBus) {
         self.bus = bus
         self.runner = nil
-        self.mailbox = _Mailbox(executor: .queue(.main), counters: bus.counters)
+        self.mailbox = _Mailbox(executor: .mainQueue(bus.mainQueueWatch), counters: bus.counters)
         self.registrar = _EventThreadRegistration.override ?? bus
         super.init()
         registerEventListeners()
@@ -92,7 +92,7 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     @discardableResult
     @inlinable
     public final func addEventCallback<TEvent: Eventable>(
-        _ type: TEvent.Type, _ callback: @escaping (TEvent, EventMetadata) -> Void
+        _ type: TEvent.Type, _ callback: @escaping @Sendable (TEvent, EventMetadata) -> Void
     ) -> EventListenerHandle {
         _addEventCallback(type, _ErasedHandler(callback))
     }
@@ -103,6 +103,11 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     func _addEventCallback(
         _ type: any Eventable.Type, _ callback: _ErasedHandler
     ) -> EventListenerHandle {
+        if type == AllEvents.self {
+            let error = EventDrivenError.catchAllSubscription(api: "addEventCallback")
+            bus.report(error)
+            return EventListenerHandle(failedWith: error)
+        }
         guard !isCancelled else {
             let error = EventDrivenError.threadCancelled(thread: String(describing: Swift.type(of: self)))
             bus.report(error)
