@@ -60,6 +60,7 @@ extension EventBus {
         owner: AnyObject?,
         _ handler: @escaping @Sendable (any Eventable, EventMetadata) async throws -> Void
     ) -> EventListenerHandle {
+        if type == AllEvents.self { return failedRegistration(.catchAllSubscription(api: "listen")) }
         let sink = _SerialHandlerSink(bus: self, handler: handler)
         let subscription = _Subscription(
             type, owner: owner, target: .sink(sink), interest: .all, registrar: sink, handlers: .empty)

@@ -68,6 +68,11 @@ extension EventBus {
     ) -> EventStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: _EventEnvelope.self, bufferingPolicy: bufferingPolicy.streamPolicy)
+        if type == AllEvents.self {
+            report(.catchAllSubscription(api: "events(of:)"))
+            continuation.finish()
+            return EventStream(base: stream, transform: transform)
+        }
         let sink = _StreamSink(bus: self, continuation: continuation)
         let subscription = _Subscription(
             type, owner: nil, target: .sink(sink), interest: .all, channel: channel, registrar: sink,

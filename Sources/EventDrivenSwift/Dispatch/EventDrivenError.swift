@@ -16,6 +16,10 @@ public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible
     /// A bounded mailbox was full and its policy refused the event (or a blocked producer timed
     /// out); the event was not delivered to that receiver.
     case mailboxFull(receiver: String, eventType: String)
+    /// A listener, callback or stream was asked for ``AllEvents``, which has no values and is
+    /// never dispatched: it stands for every type only in an ``EventConsumer``'s lists. Nothing
+    /// was registered; a stream ends at once.
+    case catchAllSubscription(api: String)
 
     /// A sentence saying what went wrong and what was done about it.
     public var description: String {
@@ -34,6 +38,8 @@ public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible
             "a handler for \(type) threw \(error); other deliveries went on"
         case .mailboxFull(let receiver, let type):
             "the mailbox of \(receiver) was full; \(type) was not delivered to it"
+        case .catchAllSubscription(let api):
+            "\(api) was asked for AllEvents, which only an EventConsumer's lists accept (register(_:) a consumer whose willConsume is [AllEvents.self]); nothing was registered"
         }
     }
 }
