@@ -1,0 +1,36 @@
+// Each line marked RACE hands a handler that runs on another thread some state that nothing
+// protects. Every one of them must be a compile error in Swift 6 mode.
+import Dispatch
+import EventDrivenSwift
+
+struct Reading: Eventable { let value: Int }
+
+/// Not Sendable: a plain class with mutable state.
+final class Tally {
+    var count = 0
+    func onReading(_ event: Reading, _ priority: EventPriority, _ dispatchTime: DispatchTime) { count += 1 }
+}
+
+/// Consumers run on dispatching threads, so an `EventConsumer` is `Sendable`.
+final class TallyConsumer: EventConsumer {
+    var count = 0  // RACE
+    var willConsume: [any Eventable.Type] { [Reading.self] }
+    func consume(_ event: any Eventable) { count += 1 }
+}
+
+final class Processor: EventThread, @unchecked Sendable {}
+
+func registerRacingHandlers(bus: EventBus, processor: Processor) {
+    var count = 0
+    let tally = Tally()
+    bus.listen(Reading.self, executeOn: .taskThread) { _, _ in count += 1 }  // RACE
+    bus.listen(Reading.self, executeOn: .synchronous) { _, _ in tally.count += 1 }  // RACE
+    Reading.addListener(tally, { _, _, _ in count += 1 }, on: bus)  // RACE
+    Reading.addListener(tally, Tally.onReading, on: bus)  // RACE
+    processor.addEventCallback({ (_: Reading, _, _) in count += 1 }, forEventType: Reading.self)  // RACE
+    bus.listen(Reading.self) { (_: Reading, _: EventMetadata) throws in count += 1 }  // RACE
+    bus.subscribe(EventChannel<Int>(label: "scores"), on: .taskThread) { _ in count += 1 }  // RACE
+    bus.subscribe(EventState<Int>(label: "mode"), on: .synchronous) { _ in tally.count += 1 }  // RACE
+    bus.register(TallyConsumer())
+    print(count)
+}
