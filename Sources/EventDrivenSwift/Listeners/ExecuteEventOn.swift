@@ -1,13 +1,16 @@
 /// Where a listener's callback runs.
 public enum ExecuteEventOn: CaseIterable, Sendable {
-    /// The serial context the listener was registered from (the default):
+    /// The serial context the listener was registered from (the default), following the
+    /// registering caller's isolation (`#isolation`, SPEC L3):
+    /// - from `@MainActor` code: the main actor (top-level code in `main.swift` is such code);
+    /// - from an actor's code: that actor;
     /// - inside an `EventThread` callback: that thread;
-    /// - on the main thread of an Apple platform: the main queue;
-    /// - inside an `OperationQueue` with an underlying queue: that queue;
-    /// - otherwise a serial context of the listener's own, run on the global dispatch queues.
+    /// - inside an `OperationQueue` whose underlying queue is not the main queue: that queue;
+    /// - otherwise (no isolation, on any thread, the main thread included): a serial context of
+    ///   the listener's own, run on the global dispatch queues.
     ///
-    /// On Linux the main thread is treated like any other thread, since a server may never run
-    /// the main queue; use ``mainActor`` to ask for the main actor explicitly.
+    /// Main-actor deliveries need a running main queue (an app, `dispatchMain()`, or an async
+    /// `main`); a backlog that waits over a second is logged once, naming the event type.
     /// Callbacks run one at a time, in the order of SPEC D3.
     case requesterThread
     /// The bus's listener thread, shared by every `.listenerThread` listener of the bus, one
