@@ -24,9 +24,9 @@ public final class EventBus: Sendable {
     /// Where the bus logs misuse and errors.
     public let logger: Logger
 
-    /// The routes; a `Mutex`, which blocks with priority inheritance (`os_unfair_lock` on Apple
-    /// platforms, a PI futex on Linux), since a producer holds it for a whole fan-out.
-    let registry = Mutex(_Registry())
+    /// The routes, under a lock that blocks with priority inheritance on Apple platforms (see
+    /// ``_RegistryLockedValue``).
+    let registry = _RegistryLockedValue(_Registry())
     let counters = _BusCounters()
     let tasks = _TaskTracker()
     private let isShutDownFlag = Atomic<Bool>(false)

@@ -8,9 +8,8 @@ import Synchronization
     import Darwin
 #endif
 
-/// A value and the spin lock that guards it, for the dispatch path's shortest critical sections:
-/// a mailbox's state and a pool's core. (A bus's registry, which a producer may hold for a whole
-/// fan-out, is a `Mutex`: it blocks with priority inheritance instead of spinning.)
+/// A value and the spin lock that guards it, for the dispatch path's short critical sections:
+/// a mailbox's state, a pool's core, and on Linux a bus's registry (see ``_RegistryLockedValue``).
 ///
 /// Holders keep it for nanoseconds to a few microseconds and never across user code. Releasing a
 /// `pthread_mutex_t` takes an atomic read-modify-write, which stalls a producer whenever the
