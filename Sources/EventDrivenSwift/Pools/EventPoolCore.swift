@@ -194,7 +194,12 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         route.targets.withUnsafeBufferPointer { targets in
             let target = targets[(chosen % count + count) % count]
             target.mailbox._withUnsafeGuaranteedRef { mailbox in
-                for subscription in target.subscriptions {
+                let subscriptions = target.subscriptions
+                // The thread runs its stacked entries newest first: the entries of a stacked
+                // event go in reverse, so that its callbacks still run in registration order.
+                let isStacked = envelope.metadata.method == .stack
+                for position in subscriptions.indices {
+                    let subscription = subscriptions[isStacked ? subscriptions.count - 1 - position : position]
                     // An inline event is boxed again for each entry, which costs less than a copy.
                     if holdsInlineEvent {
                         mailbox.enqueue(makeEnvelope, holdsInlineEvent: true, for: subscription)
