@@ -8,11 +8,31 @@ final class _EventPoolMember: Sendable, _EventPoolStateMember {
     let mailbox: _Mailbox
     /// Deliveries enqueued into the thread's mailbox, for the pool's metrics.
     let accepted = Atomic<Int>(0)
+    /// The most ``handled`` has reported, so that it never goes down.
+    private let reportedHandled = Atomic<Int>(0)
 
     init(id: Int, thread: EventThread) {
         self.id = id
         self.thread = thread
         self.mailbox = thread.mailbox
+    }
+
+    /// Deliveries the thread has finished, never more than it has and never less than it
+    /// reported before.
+    ///
+    /// `accepted` is read first: it grows after the enqueue, so the difference never runs
+    /// ahead. It may lag (an enqueue between the two reads), which the high-water mark hides.
+    var handled: Int {
+        let accepted = accepted.load(ordering: .relaxed)
+        let computed = max(0, accepted - mailbox.load)
+        var last = reportedHandled.load(ordering: .relaxed)
+        while computed > last {
+            let (exchanged, original) = reportedHandled.compareExchange(
+                expected: last, desired: computed, ordering: .relaxed)
+            if exchanged { return computed }
+            last = original
+        }
+        return last
     }
 }
 
