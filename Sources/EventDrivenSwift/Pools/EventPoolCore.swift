@@ -197,9 +197,19 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         route.targets.withUnsafeBufferPointer { targets in
             let target = targets[(chosen % count + count) % count]
             target.mailbox._withUnsafeGuaranteedRef { mailbox in
+                if let group = target.group {
+                    // One entry runs the callbacks in registration order, stacked or queued.
+                    if holdsInlineEvent {
+                        enqueue(makeEnvelope, holdsInlineEvent: true, for: group, into: mailbox)
+                    } else {
+                        enqueue({ envelope }, holdsInlineEvent: false, for: group, into: mailbox)
+                    }
+                    return
+                }
                 let subscriptions = target.subscriptions
                 // The thread runs its stacked entries newest first: the entries of a stacked
                 // event go in reverse, so that its callbacks still run in registration order.
+                // (A bounded mailbox may start a batch between two of them, as on the bus.)
                 let isStacked = envelope.metadata.method == .stack
                 for position in subscriptions.indices {
                     let subscription = subscriptions[isStacked ? subscriptions.count - 1 - position : position]
@@ -215,6 +225,27 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
                 _ = member.accepted.add(target.subscriptions.count, ordering: .relaxed)
             }
         }
+    }
+
+    /// ``_Mailbox/enqueue(_:holdsInlineEvent:for:)`` for a group of callbacks of one thread:
+    /// one entry, which the thread runs for each callback in registration order. Only for an
+    /// unbounded mailbox, which never blocks the producer or reports a full mailbox.
+    @inline(__always)
+    private func enqueue(
+        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for group: Unmanaged<_SubscriptionGroup>,
+        into mailbox: _Mailbox
+    ) {
+        let recipient = _MailboxRecipient(group)
+        let action = mailbox.state.withLock { state -> _MailboxState.EnqueueAction in
+            if let refusal = state.refusal() { return refusal }
+            return state.append(
+                _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent))
+        }
+        if action == .none { return }
+        var refused =
+            action == .wake
+            ? nil : _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent)
+        _ = mailbox.finishEnqueue(action, leftover: &refused)
     }
 
     // MARK: Drain

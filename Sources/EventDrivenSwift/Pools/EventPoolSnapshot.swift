@@ -56,18 +56,29 @@ final class _EventPoolRoute: Sendable {
     let records: [_EventPoolMember]
     /// `subscriptions[i]` are the callbacks of `records[i]` for this type, held for `targets`.
     let subscriptions: [[_Subscription]]
-    /// `records` and `subscriptions` again, unretained, for dispatch.
+    /// `groups[i]` runs the callbacks of `records[i]` from one mailbox entry, in registration
+    /// order; `nil` for a thread with one callback or a bounded mailbox. Held for `targets`.
+    let groups: [_SubscriptionGroup?]
+    /// `records`, `subscriptions` and `groups` again, unretained, for dispatch.
     let targets: [_EventPoolTarget]
 
     init(members: EventPoolMembers, records: [_EventPoolMember], subscriptions: [[_Subscription]]) {
         self.members = members
         self.records = records
         self.subscriptions = subscriptions
-        self.targets = zip(records, subscriptions).map { member, callbacks in
-            _EventPoolTarget(
-                member: .passUnretained(member), mailbox: .passUnretained(member.mailbox),
-                subscriptions: callbacks.map { .passUnretained($0) })
+        let groups = zip(records, subscriptions).map { member, callbacks in
+            callbacks.count > 1 && member.mailbox.limit == nil ? _SubscriptionGroup(callbacks) : nil
         }
+        self.groups = groups
+        var targets: [_EventPoolTarget] = []
+        for (index, member) in records.enumerated() {
+            targets.append(
+                _EventPoolTarget(
+                    member: .passUnretained(member), mailbox: .passUnretained(member.mailbox),
+                    subscriptions: subscriptions[index].map { .passUnretained($0) },
+                    group: groups[index].map { .passUnretained($0) }))
+        }
+        self.targets = targets
     }
 }
 
@@ -77,6 +88,9 @@ struct _EventPoolTarget: Sendable {
     let member: Unmanaged<_EventPoolMember>
     let mailbox: Unmanaged<_Mailbox>
     let subscriptions: [Unmanaged<_Subscription>]
+    /// All of `subscriptions` as one mailbox recipient, when the mailbox is unbounded and they
+    /// are several.
+    let group: Unmanaged<_SubscriptionGroup>?
 }
 
 /// An immutable view of the pool's threads that dispatches read without holding the pool's
