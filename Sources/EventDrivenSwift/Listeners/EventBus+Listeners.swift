@@ -7,7 +7,7 @@ extension EventBus {
     /// The owner is held weakly; once it is freed the listener is removed and never called again.
     /// A `callback` that is a method bound to the owner (`self.onEvent`) captures the owner
     /// strongly and keeps it alive until ``EventListenerHandling/remove()``; pass the unapplied
-    /// method instead (``addListener(_:_:owner:executeOn:interestedIn:maximumAge:customFilter:)``)
+    /// method instead (``addListener(_:_:owner:executeOn:interestedIn:maximumAge:customFilter:isolation:)``)
     /// to let the owner go.
     ///
     /// Misuse (a `nil` owner, `.custom` without a filter, a negative `maximumAge`) registers
