@@ -99,17 +99,21 @@ extension EventBus {
         if type == AllEvents.self { return failedRegistration(.catchAllSubscription(api: "listen")) }
         let typeName = String(reflecting: type)
         let interest: _Interest
-        switch interestedIn {
+        switch interestedIn.kind {
         case .all:
             interest = .all
         case .latestOnly:
             interest = .latestOnly(registry.withLock { $0.tracker(for: ObjectIdentifier(type)) })
-        case .youngerThan:
+        case .youngerThan(let nanoseconds?):
+            interest = .youngerThan(nanoseconds: nanoseconds)
+        case .youngerThan(nil):
             guard maximumAge >= 0 else {
                 return failedRegistration(.negativeMaximumAge(eventType: typeName, maximumAge: maximumAge))
             }
             interest = .youngerThan(nanoseconds: UInt64(maximumAge))
-        case .custom:
+        case .custom(let accepts?):
+            interest = .custom(_EventFilter(accepts: accepts))
+        case .custom(nil):
             guard let customFilter else { return failedRegistration(.missingCustomFilter(eventType: typeName)) }
             interest = .custom(
                 _EventFilter { event, metadata in
