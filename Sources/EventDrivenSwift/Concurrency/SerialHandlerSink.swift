@@ -54,10 +54,7 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                     // The subscription's own handler is empty: `deliver` only applies its checks
                     // (removed, owner freed, interest) and tells whether the handler may run.
                     let outcome = subscription.deliver(envelope)
-                    var tally = _DeliveryTally()
-                    tally.record(outcome)
-                    counters.record(tally)
-                    counters.noteUndelivered(outcome, envelope)
+                    counters.settle(outcome, envelope)
                     guard outcome == .delivered else { continue }
                     do {
                         try await handler(envelope.event, envelope.metadata)

@@ -24,7 +24,7 @@ final class _StreamSink: _DeliverySink, _SubscriptionRegistrar {
     /// Called on the dispatching thread; the continuation serializes concurrent producers.
     func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
         guard subscription.isActive else {
-            counters.discarded.add(1, ordering: .relaxed)
+            counters.settle(.removed, envelope)
             return
         }
         yield(envelope)

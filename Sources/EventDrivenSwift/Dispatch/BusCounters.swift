@@ -28,6 +28,24 @@ final class _BusCounters: Sendable {
         if tally.removed > 0 { discarded.add(tally.removed, ordering: .relaxed) }
     }
 
+    /// The one rule every receiver follows: counts one (event, subscriber) pair's outcome, once,
+    /// when it is decided, and posts the dead letter the outcome stands for (every outcome but
+    /// a delivery and a filter's refusal).
+    @inline(__always)
+    func settle(_ outcome: _DeliveryOutcome, _ envelope: _EventEnvelope) {
+        if outcome == .delivered {
+            delivered.add(1, ordering: .relaxed)
+        } else {
+            settleUndelivered(outcome, envelope)
+        }
+    }
+
+    @inline(never)
+    private func settleUndelivered(_ outcome: _DeliveryOutcome, _ envelope: _EventEnvelope) {
+        record(outcome)
+        noteUndelivered(outcome, envelope)
+    }
+
     /// Counts one delivery's outcome.
     @inline(__always)
     func record(_ outcome: _DeliveryOutcome) {

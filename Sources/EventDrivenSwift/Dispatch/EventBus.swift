@@ -212,14 +212,15 @@ public final class EventBus: Sendable {
         let subscriptions = route.synchronousSubscriptions.unsafelyUnwrapped
         if subscriptions.count == 1 {
             // One handler (the common case): one counter to add to, without a tally.
-            counters.record(subscriptions[0]._withUnsafeGuaranteedRef { $0.deliver(envelope) })
+            counters.settle(subscriptions[0]._withUnsafeGuaranteedRef { $0.deliver(envelope) }, envelope)
             return
         }
-        var tally = _DeliveryTally()
+        var delivered = 0
         for subscription in subscriptions {
-            tally.record(subscription._withUnsafeGuaranteedRef { $0.deliver(envelope) })
+            let outcome = subscription._withUnsafeGuaranteedRef { $0.deliver(envelope) }
+            if outcome == .delivered { delivered += 1 } else { counters.settle(outcome, envelope) }
         }
-        counters.record(tally)
+        if delivered > 0 { counters.delivered.add(delivered, ordering: .relaxed) }
     }
 
     /// A receiver runs its stacked entries newest first, so the lane entries of one stacked event

@@ -138,11 +138,15 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// Runs the handler for `envelope` unless the subscription was removed, its owner freed,
     /// or its interest declines the event.
     func deliver(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
+        // The owner is held until the handler has returned: a handler built from an unapplied
+        // method loads it again, and must find it, or the delivery would count as one that ran.
+        let keptOwner = hasOwner ? owner : nil
         let refusal = refusal(
-            isNewest: { envelope.hasSequence($0) }, metadata: { envelope.metadata },
-            accepts: { $0.accepts(envelope.event, envelope.metadata) })
+            ownerGone: hasOwner && keptOwner == nil, isNewest: { envelope.hasSequence($0) },
+            metadata: { envelope.metadata }, accepts: { $0.accepts(envelope.event, envelope.metadata) })
         if let refusal { return refusal }
         handler(envelope.event, envelope.metadata)
+        withExtendedLifetime(keptOwner) {}
         return .delivered
     }
 
@@ -150,7 +154,9 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// an envelope of an event that ``_boxesInline(_:)``, delivered in place.
     @inline(__always)
     func deliver(_ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer) -> _DeliveryOutcome {
+        let keptOwner = hasOwner ? owner : nil
         let refusal = refusal(
+            ownerGone: hasOwner && keptOwner == nil,
             isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },
             accepts: { $0.accepts(envelope.pointee.event, envelope.pointee.metadata) })
         if let refusal { return refusal }
@@ -159,6 +165,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         } else {
             handler(envelope.pointee.event, envelope.pointee.metadata)
         }
+        withExtendedLifetime(keptOwner) {}
         return .delivered
     }
 
@@ -167,10 +174,10 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// interests ask: whether it is the newest of its type, its metadata, a filter's verdict.
     @inline(__always)
     private func refusal(
-        isNewest: (UInt64) -> Bool, metadata: () -> EventMetadata, accepts: (_EventFilter) -> Bool
+        ownerGone: Bool, isNewest: (UInt64) -> Bool, metadata: () -> EventMetadata, accepts: (_EventFilter) -> Bool
     ) -> _DeliveryOutcome? {
         guard active.load(ordering: .acquiring) else { return .removed }
-        if hasOwner && owner == nil {
+        if ownerGone {
             cancel()
             return .ownerGone
         }
@@ -190,7 +197,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// task priority's stack space would be set up on every dispatch of the callers.
     @inline(never)
     private func startTask(delivering envelope: _EventEnvelope, counters: _BusCounters, tasks: _TaskTracker) {
-        tasks.start { [self] in counters.record(deliver(envelope)) }
+        tasks.start { [self] in counters.settle(deliver(envelope), envelope) }
     }
 
     /// Hands `envelope` to this subscription's target.
@@ -202,7 +209,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         case .task:
             startTask(delivering: envelope, counters: counters, tasks: tasks)
         case .synchronous:
-            counters.record(deliver(envelope))
+            counters.settle(deliver(envelope), envelope)
         case .sink:
             sink.unsafelyUnwrapped.accept(envelope, for: self)
         }

@@ -1,0 +1,83 @@
+import EventDrivenSwift
+import Synchronization
+import Testing
+
+/// The regression tests of issue 13 ("Nothing lost silently, for real"), one per observed defect.
+@Suite("R1/R4: every outcome counted once and posted (issue 13)")
+struct AccountingTests {
+    private struct Parcel: Eventable { let value: Int }
+
+    /// Every dead letter of `bus` posted until it shuts down.
+    private static func letters(of bus: EventBus, _ stream: AsyncStream<DeadLetter>) async -> [DeadLetter] {
+        await bus.shutdown()
+        var collected: [DeadLetter] = []
+        for await letter in stream { collected.append(letter) }
+        return collected
+    }
+
+    @Test(
+        "R1/R4 (issue 13.1): expired deliveries of synchronous and task listeners are dead letters",
+        arguments: [ExecuteEventOn.synchronous, .taskThread])
+    func expiredOnEveryKind(kind: ExecuteEventOn) async {
+        let bus = EventBus(label: #function)
+        let stream = bus.deadLetters()
+        bus.listen(Parcel.self, executeOn: kind, interestedIn: .youngerThan, maximumAge: 1) { _, _ in }
+        for value in 0..<100 { bus.queue(Parcel(value: value)) }
+        await bus.drain()
+        let letters = await Self.letters(of: bus, stream)
+        #expect(bus.statistics.expired + bus.statistics.delivered == 100)
+        #expect(letters.filter { $0.reason == .expired }.count == bus.statistics.expired)
+        #expect(bus.statistics.expired > 0)
+    }
+
+    @Test(
+        "R1/R4 (issue 13.1): deliveries to a freed owner's synchronous and task listeners are dead letters",
+        arguments: [ExecuteEventOn.synchronous, .taskThread])
+    func ownerReleasedOnEveryKind(kind: ExecuteEventOn) async {
+        final class Owner: Sendable {}
+        let bus = EventBus(label: #function)
+        let stream = bus.deadLetters()
+        var owner: Owner? = Owner()
+        bus.listen(Parcel.self, owner: owner, executeOn: kind) { _, _ in }
+        owner = nil
+        bus.queue(Parcel(value: 1))
+        await bus.drain()
+        let letters = await Self.letters(of: bus, stream)
+        #expect(bus.statistics.ownerReleased == 1)
+        #expect(letters.map(\.reason) == [.ownerReleased])
+    }
+
+    @Test("R1 (issue 13.2): a listener whose owner is freed during the delivery is not counted delivered")
+    func ownerFreedBetweenCheckAndCall() async {
+        final class Owner: Sendable {
+            let calls = Atomic<Int>(0)
+            func onParcel(_: Parcel, _: EventPriority, _: DispatchTime) { calls.add(1, ordering: .relaxed) }
+        }
+        let bus = EventBus(label: #function)
+        let stream = bus.deadLetters()
+        let calls = CoreCounter()
+        let holder = LockedValue<Owner?>(Owner())
+        let owner = holder.withLock { $0! }
+        // The filter runs after the owner check and before the handler: it frees the owner there.
+        let freeOwner: TypedEventFilterCallback<Parcel> = { _, _, _ in
+            holder.withLock { $0 = nil }
+            return true
+        }
+        bus.addListener(
+            Parcel.self,
+            { (owner: Owner) in
+                { event, priority, time in
+                    calls.increment()
+                    owner.onParcel(event, priority, time)
+                }
+            },
+            owner: owner, executeOn: .synchronous, interestedIn: .custom, customFilter: freeOwner)
+        _ = consume owner
+        bus.dispatchNow(Parcel(value: 1))
+        let letters = await Self.letters(of: bus, stream)
+        let stats = bus.statistics
+        #expect(stats.delivered == calls.count)
+        #expect(stats.delivered + stats.ownerReleased == 1)
+        #expect(letters.filter { $0.reason == .ownerReleased }.count == stats.ownerReleased)
+    }
+}
