@@ -22,6 +22,7 @@ enum _MailboxExecutor: Sendable {
     static var sliceNanoseconds: UInt64 { 100_000 }
 
     func wake(_ mailbox: _Mailbox) {
+        mailbox.drainRequests.increment()
         switch self {
         case .thread(let thread):
             thread.wake()

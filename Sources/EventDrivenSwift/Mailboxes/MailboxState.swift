@@ -130,16 +130,22 @@ struct _MailboxState: ~Copyable {
         return .batch
     }
 
-    /// Closes the mailbox; returns the deliveries dropped and the barriers to run.
-    mutating func close() -> (discarded: Int, barriers: [@Sendable () -> Void]) {
+    /// Closes the mailbox; returns the deliveries dropped, the barriers to run, and whether the
+    /// drainer must be woken to finish (it is idle; a drain in progress finishes by itself, so a
+    /// second one is never started). The pending entries and their holds move into `dropped`
+    /// and `droppedHolds`, for the caller to release once the lock is released: an event's or a
+    /// subscription's `deinit` is user code.
+    mutating func close(
+        droppingInto dropped: inout _MailboxLanes<_MailboxEntry>, holds droppedHolds: inout _SubscriptionHolds
+    ) -> (discarded: Int, barriers: [@Sendable () -> Void], wake: Bool) {
         lifecycle = .closed
         let discarded = pendingDeliveries
         pendingDeliveries = 0
-        pending.removeAll()
-        holds.removeAll()
+        swap(&pending, &dropped)
+        swap(&holds, &droppedHolds)
         let released = barriers
         barriers = []
-        return (discarded, released)
+        return (discarded, released, scheduleIfIdle() == .wake)
     }
 
     /// Stops accepting new entries; pending ones are still delivered.
