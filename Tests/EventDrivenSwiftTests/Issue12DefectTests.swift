@@ -24,12 +24,16 @@ struct Issue12DefectTests {
         let first = DispatchSemaphore(value: 0)
         let later = DispatchSemaphore(value: 0)
         let drained = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
         let finished = CoreCounter()
         bus.listen(Job.self, executeOn: .taskThread) { job, _ in
+            if !job.blocks { started.signal() }
             _ = (job.blocks ? later : first).wait(timeout: .now() + 10)
             finished.increment()
         }
         bus.queue(Job(blocks: false))
+        // Running, so that the blocked task below cannot keep it from a thread of the pool.
+        await coreWait(started)
         bus.whenDrained {
             #expect(finished.count == 1, "the delivery dispatched before the call has run, the later one has not")
             drained.signal()
