@@ -80,4 +80,15 @@ struct AccountingTests {
         #expect(stats.delivered + stats.ownerReleased == 1)
         #expect(letters.filter { $0.reason == .ownerReleased }.count == stats.ownerReleased)
     }
+
+    @Test("R2 (issue 13.5): 70,000 error reports each cost the same: none grows the handler, none overflows the stack")
+    func reportsDoNotGrow() async {
+        let bus = EventBus(label: #function)
+        let reports = CoreCounter()
+        bus.setErrorHandler { _ in reports.increment() }
+        await bus.shutdown()
+        for value in 0..<70_000 { bus.queue(Parcel(value: value)) }
+        #expect(reports.count == 70_000)
+        #expect(bus.statistics.rejected == 70_000)
+    }
 }

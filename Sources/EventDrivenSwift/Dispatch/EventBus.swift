@@ -28,7 +28,7 @@ public final class EventBus: Sendable {
     let counters = _BusCounters()
     let tasks = _TaskTracker()
     private let isShutDownFlag = Atomic<Bool>(false)
-    private let errorHandler = LockedValue<(@Sendable (EventDrivenError) -> Void)?>(nil)
+    private let errorHandler = LockedValue<_ErrorHandler?>(nil)
     private let sharedMailboxes = LockedValue(_SharedMailboxes())
     /// State values and consumers (Channels/, States/, Consumers/).
     let stores = _BusStores()
@@ -311,16 +311,32 @@ public final class EventBus: Sendable {
     public var statistics: EventBusStatistics { counters.snapshot }
 
     /// Sets the handler that receives every error the bus reports (misuse, dispatch after
-    /// shutdown). Errors are logged either way. Pass `nil` to remove it.
+    /// shutdown, a handler that threw, a full mailbox). Pass `nil` to remove it.
+    ///
+    /// Errors are logged through ``logger`` either way, as swift-log asks of libraries: at
+    /// `.debug` while a handler is set (the handler has them; nothing is written twice), at
+    /// `.info` otherwise. To silence or route them, pass a `Logger` with the level and handler
+    /// you want to ``init(label:logger:)``.
     public func setErrorHandler(_ handler: (@Sendable (EventDrivenError) -> Void)?) {
-        errorHandler.withLock { $0 = handler }
+        let box = handler.map(_ErrorHandler.init)
+        let replaced = errorHandler.withLock { current in
+            defer { current = box }
+            return current
+        }
+        _ = consume replaced
     }
 
     /// Logs `error` and passes it to the error handler.
     func report(_ error: EventDrivenError) {
-        logger.error("\(error.description)", metadata: ["bus": "\(label)"])
+        // The handler is boxed: reading a closure stored at another abstraction through `inout`
+        // wraps it in a new thunk on every read, so reports would grow slower, then overflow.
         let handler = errorHandler.withLock { $0 }
-        handler?(error)
+        if let handler {
+            logger.debug("\(error.description)", metadata: ["bus": "\(label)"])
+            handler.body(error)
+        } else {
+            logger.info("\(error.description)", metadata: ["bus": "\(label)"])
+        }
     }
 
     // MARK: Drain and shutdown
@@ -447,6 +463,15 @@ struct _SharedMailboxes {
     var finishingSinks: [ObjectIdentifier: any _DrainableSink] = [:]
 
     var all: [_Mailbox] { [listenerThread, main].compactMap { $0 } }
+}
+
+/// The error handler of a bus, in a box that is read by reference.
+final class _ErrorHandler: Sendable {
+    let body: @Sendable (EventDrivenError) -> Void
+
+    init(_ body: @escaping @Sendable (EventDrivenError) -> Void) {
+        self.body = body
+    }
 }
 
 /// Calls a closure after a fixed number of ticks from any threads.
