@@ -28,7 +28,9 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "TemperatureDemo", dependencies: ["EventDrivenSwift"]),
-        .testTarget(name: "EventDrivenSwiftTests", dependencies: ["EventDrivenSwift"]),
+        .testTarget(
+            name: "EventDrivenSwiftTests",
+            dependencies: ["EventDrivenSwift", .product(name: "Logging", package: "swift-log")]),
         // A user's module: the public API only, Swift 6 mode, no warnings (SPEC A4).
         .testTarget(
             name: "UserModuleTests", dependencies: ["EventDrivenSwift"], swiftSettings: [.swiftLanguageMode(.v6)]),

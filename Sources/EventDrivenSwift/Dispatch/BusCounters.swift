@@ -13,7 +13,7 @@ final class _BusCounters: Sendable {
     let rejected = Atomic<Int>(0)
     /// Deliveries a full bounded mailbox or stream buffer dropped.
     let dropped = Atomic<Int>(0)
-    /// Deliveries whose handler threw.
+    /// Deliveries whose handler threw (not counted as delivered).
     let failed = Atomic<Int>(0)
     /// Where undelivered events are posted for dead-letter observers.
     let deadLetters = _DeadLetterOffice()
@@ -26,6 +26,7 @@ final class _BusCounters: Sendable {
         if tally.ownerGone > 0 { ownerGone.add(tally.ownerGone, ordering: .relaxed) }
         // A delivery skipped because its listener was removed is dropped by the receiver.
         if tally.removed > 0 { discarded.add(tally.removed, ordering: .relaxed) }
+        if tally.failed > 0 { failed.add(tally.failed, ordering: .relaxed) }
     }
 
     /// The one rule every receiver follows: counts one (event, subscriber) pair's outcome, once,
@@ -83,6 +84,8 @@ enum _DeliveryOutcome {
     case expired
     case superseded
     case filtered
+    /// The handler ran and threw.
+    case failed
 }
 
 /// Outcomes counted over one batch, added to the bus counters at its end.
@@ -93,8 +96,9 @@ struct _DeliveryTally {
     var filtered = 0
     var ownerGone = 0
     var removed = 0
+    var failed = 0
 
-    var count: Int { delivered + expired + superseded + filtered + ownerGone + removed }
+    var count: Int { delivered + expired + superseded + filtered + ownerGone + removed + failed }
 
     mutating func record(_ outcome: _DeliveryOutcome) {
         switch outcome {
@@ -104,6 +108,7 @@ struct _DeliveryTally {
         case .expired: expired += 1
         case .superseded: superseded += 1
         case .filtered: filtered += 1
+        case .failed: failed += 1
         }
     }
 }

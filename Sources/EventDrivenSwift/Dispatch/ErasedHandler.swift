@@ -8,11 +8,13 @@
 @usableFromInline
 struct _ErasedHandler {
     /// Runs the handler for an event of the subscription's type.
-    let handler: (any Eventable, EventMetadata) -> Void
+    let handler: (any Eventable, EventMetadata) throws -> Void
     /// Runs the handler for the event whose bytes are at the address given; only when
     /// `hasInlineHandler`, that is when the type is stored inline without references.
-    let inlineHandler: (UnsafeRawPointer, EventMetadata) -> Void
+    let inlineHandler: (UnsafeRawPointer, EventMetadata) throws -> Void
     let hasInlineHandler: Bool
+    /// Where an error the handler throws is reported; `nil` for handlers that cannot throw.
+    let failures: _FailureReport?
 
     /// The erased forms of `handler`, for events of type `E`.
     @inlinable
@@ -23,6 +25,17 @@ struct _ErasedHandler {
                 ? { bytes, metadata in handler(bytes.load(as: E.self), metadata) } : nil)
     }
 
+    /// The erased forms of a `handler` that may throw, for events of type `E`; what it throws is
+    /// reported to `failures` and the delivery counted as failed.
+    @inlinable
+    init<E: Eventable>(throwing handler: @escaping (E, EventMetadata) throws -> Void, failures: _FailureReport) {
+        self.init(
+            handler: { event, metadata in try handler(_project(event, as: E.self), metadata) },
+            inlineHandler: _boxesInline(E.self)
+                ? { bytes, metadata in try handler(bytes.load(as: E.self), metadata) } : nil,
+            failures: failures)
+    }
+
     /// A handler that does nothing, for a subscription whose sink runs the user's code itself
     /// (such a sink may still deliver to the subscription, to apply its checks).
     static var empty: _ErasedHandler {
@@ -31,10 +44,12 @@ struct _ErasedHandler {
 
     @usableFromInline
     init(
-        handler: @escaping (any Eventable, EventMetadata) -> Void,
-        inlineHandler: ((UnsafeRawPointer, EventMetadata) -> Void)?
+        handler: @escaping (any Eventable, EventMetadata) throws -> Void,
+        inlineHandler: ((UnsafeRawPointer, EventMetadata) throws -> Void)?,
+        failures: _FailureReport? = nil
     ) {
         self.handler = handler
+        self.failures = failures
         // Not optional, so that a delivery calls it without copying (retaining) an optional.
         self.inlineHandler = inlineHandler ?? { _, _ in preconditionFailure("no inline form") }
         self.hasInlineHandler = inlineHandler != nil

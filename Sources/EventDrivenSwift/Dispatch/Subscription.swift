@@ -16,6 +16,12 @@ enum _DeliveryTarget: Sendable {
 /// A receiver that takes deliveries directly, such as a pool choosing one of its threads.
 protocol _DeliverySink: AnyObject, Sendable {
     func accept(_ envelope: _EventEnvelope, for subscription: _Subscription)
+    /// Where the sink runs handlers, in words, for errors and logs.
+    var receiverDescription: String { get }
+}
+
+extension _DeliverySink {
+    var receiverDescription: String { String(describing: type(of: self)) }
 }
 
 /// Where subscriptions are registered: a bus, or a pool standing between the bus and its threads.
@@ -70,10 +76,12 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     let sink: (any _DeliverySink)?
     let interest: _Interest
     weak let registrar: (any _SubscriptionRegistrar)?
-    private let handler: (any Eventable, EventMetadata) -> Void
+    private let handler: (any Eventable, EventMetadata) throws -> Void
     /// The handler reading an event from the address of its bytes (see ``_ErasedHandler``).
-    private let inlineHandler: (UnsafeRawPointer, EventMetadata) -> Void
+    private let inlineHandler: (UnsafeRawPointer, EventMetadata) throws -> Void
     private let hasInlineHandler: Bool
+    /// Where an error the handler throws is reported.
+    private let failures: _FailureReport?
     private let active = Atomic<Bool>(true)
 
     convenience init<E: Eventable>(
@@ -116,6 +124,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         self.handler = handlers.handler
         self.inlineHandler = handlers.inlineHandler
         self.hasInlineHandler = handlers.hasInlineHandler
+        self.failures = handlers.failures
     }
 
     var isActive: Bool { active.load(ordering: .acquiring) }
@@ -145,7 +154,11 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
             ownerGone: hasOwner && keptOwner == nil, isNewest: { envelope.hasSequence($0) },
             metadata: { envelope.metadata }, accepts: { $0.accepts(envelope.event, envelope.metadata) })
         if let refusal { return refusal }
-        handler(envelope.event, envelope.metadata)
+        do {
+            try handler(envelope.event, envelope.metadata)
+        } catch {
+            return failed(error, envelope)
+        }
         withExtendedLifetime(keptOwner) {}
         return .delivered
     }
@@ -160,13 +173,34 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
             isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },
             accepts: { $0.accepts(envelope.pointee.event, envelope.pointee.metadata) })
         if let refusal { return refusal }
-        if hasInlineHandler {
-            inlineHandler(eventBytes, envelope.pointee.metadata)
-        } else {
-            handler(envelope.pointee.event, envelope.pointee.metadata)
+        do {
+            if hasInlineHandler {
+                try inlineHandler(eventBytes, envelope.pointee.metadata)
+            } else {
+                try handler(envelope.pointee.event, envelope.pointee.metadata)
+            }
+        } catch {
+            return failed(error, envelope.pointee)
         }
         withExtendedLifetime(keptOwner) {}
         return .delivered
+    }
+
+    /// Reports what the handler threw for `envelope`; the delivery is counted as failed.
+    @inline(never)
+    private func failed(_ error: any Error, _ envelope: _EventEnvelope) -> _DeliveryOutcome {
+        failures?.report(error, envelope, receiver: receiverDescription)
+        return .failed
+    }
+
+    /// Where this subscription's handler runs, in words, for errors and logs.
+    var receiverDescription: String {
+        switch target {
+        case .mailbox(let mailbox): mailbox.executor.receiverDescription
+        case .task: "a task of its own (.taskThread)"
+        case .synchronous: "the dispatching thread (.synchronous)"
+        case .sink(let sink): sink.receiverDescription
+        }
     }
 
     /// Why an event is not delivered (the subscription was removed, its owner freed, or its
