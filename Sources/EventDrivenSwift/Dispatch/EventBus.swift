@@ -27,6 +27,8 @@ public final class EventBus: Sendable {
     let registry = _SpinLockedValue(_Registry())
     let counters = _BusCounters()
     let tasks = _TaskTracker()
+    /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
+    let dispatches = _DispatchesInFlight()
     private let isShutDownFlag = Atomic<Bool>(false)
     private let errorHandler = LockedValue<_ErrorHandler?>(nil)
     private let sharedMailboxes = LockedValue(_SharedMailboxes())
@@ -101,7 +103,9 @@ public final class EventBus: Sendable {
     func route(
         key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
     ) {
-        guard !isShutDownFlag.load(ordering: .relaxed) else {
+        dispatches.enter()
+        defer { dispatches.leave() }
+        guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
             counters.rejected.add(1, ordering: .relaxed)
             report(.busShutDown(bus: label, eventType: String(reflecting: type(of: makeEnvelope(0).event))))
             return
@@ -149,7 +153,9 @@ public final class EventBus: Sendable {
 
     /// Dispatches `message` to the subscribers of one labelled or keyed channel.
     func dispatch<E: Eventable>(_ message: E, toChannel channel: _ChannelKey, metadata: EventMetadata) {
-        guard !isShutDownFlag.load(ordering: .relaxed) else {
+        dispatches.enter()
+        defer { dispatches.leave() }
+        guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
             counters.rejected.add(1, ordering: .relaxed)
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
             return
@@ -414,7 +420,7 @@ public final class EventBus: Sendable {
     }
 
     /// `true` once ``shutdown()`` has been called.
-    public var isShutDown: Bool { isShutDownFlag.load(ordering: .acquiring) }
+    public var isShutDown: Bool { isShutDownFlag.load(ordering: .sequentiallyConsistent) }
 
     /// Shuts the bus down gracefully: ``shutdown(immediately:)`` with `false`.
     public func shutdown() async {
@@ -433,14 +439,29 @@ public final class EventBus: Sendable {
     /// streams end after yielding what they had buffered. Later dispatches are counted as
     /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
     public func shutdown(immediately: Bool) async {
-        guard !isShutDownFlag.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !isShutDownFlag.exchange(true, ordering: .sequentiallyConsistent) else { return }
         scheduledEvents.cancelAll()
         if !immediately { await drain() }
         let mailboxes = receivingMailboxes
         removeAllSubscriptions()
+        // Closing releases blocked producers, so the dispatches still in progress can end.
         for mailbox in mailboxes { mailbox.close() }
+        // The counts are final, and every dead letter posted, once the dispatches that began
+        // before the shutdown have ended, each closed mailbox has counted its batch in
+        // progress, and the tasks and async listeners have worked through what they held.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            tasks.whenIdle { continuation.resume() }
+            dispatches.whenIdle { continuation.resume() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let countdown = _Countdown(mailboxes.count + 1) { continuation.resume() }
+            for mailbox in mailboxes { mailbox.whenBatchCounted { countdown.tick() } }
+            tasks.whenIdle { countdown.tick() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let sinks = drainableSinks
+            let countdown = _Countdown(sinks.count + 1) { continuation.resume() }
+            for sink in sinks { sink.addBarrier { countdown.tick() } }
+            countdown.tick()
         }
         counters.deadLetters.close()
     }

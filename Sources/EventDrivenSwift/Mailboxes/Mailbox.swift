@@ -128,6 +128,18 @@ final class _Mailbox: Sendable {
         return discarded
     }
 
+    /// Calls `body` once the batch in progress, if any, has been counted; a shutdown waits for
+    /// this after a close, so that what the close left of the batch is counted and posted
+    /// before the shutdown returns.
+    func whenBatchCounted(_ body: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state in
+            guard state.isRunningBatch else { return true }
+            state.batchWaiters.append(body)
+            return false
+        }
+        if runNow { body() }
+    }
+
     /// Stops accepting events; what is pending is still delivered, then the drainer finishes.
     func closeAfterDraining() {
         if state.withLock({ $0.closeAfterDraining() }) == .wake {
@@ -204,7 +216,8 @@ final class _Mailbox: Sendable {
         buffers.batch.removeAll()
         buffers.holds.removeAll()
         // The batch is done: `load` must not count it while the drainer waits before its next take.
-        state.withLock { $0.inProgress = 0 }
+        let counted = state.withLock { $0.finishBatch() }
+        for waiter in counted { waiter() }
         let barriers = buffers.barriers
         buffers.barriers.removeAll(keepingCapacity: true)
         for barrier in barriers { barrier() }

@@ -32,6 +32,10 @@ struct _MailboxState: ~Copyable {
     /// Producers waiting for space, and how many of them the drainer must wake after a take.
     var blockedProducers = 0
     var producersToWake = 0
+    /// `true` from a take of a batch until the drainer has counted it.
+    var isRunningBatch = false
+    /// Called once the batch in progress has been counted (see ``_Mailbox/whenBatchCounted(_:)``).
+    var batchWaiters: [@Sendable () -> Void] = []
 
     enum EnqueueAction: Equatable {
         case none
@@ -123,6 +127,7 @@ struct _MailboxState: ~Copyable {
         swap(&barriers, &batchBarriers)
         inProgress = pendingDeliveries
         pendingDeliveries = 0
+        isRunningBatch = true
         if blockedProducers > 0 {
             producersToWake = blockedProducers
             blockedProducers = 0
@@ -146,6 +151,14 @@ struct _MailboxState: ~Copyable {
         let released = barriers
         barriers = []
         return (discarded, released, scheduleIfIdle() == .wake)
+    }
+
+    /// The batch has been counted: returns whoever waited for that.
+    mutating func finishBatch() -> [@Sendable () -> Void] {
+        inProgress = 0
+        isRunningBatch = false
+        defer { batchWaiters = [] }
+        return batchWaiters
     }
 
     /// Stops accepting new entries; pending ones are still delivered.

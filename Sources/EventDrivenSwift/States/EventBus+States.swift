@@ -14,6 +14,8 @@ extension EventBus {
     ///   (reported as ``EventDrivenError/busShutDown(bus:eventType:)``).
     @discardableResult
     public func set<Value>(_ state: EventState<Value>, to value: Value) -> Bool {
+        dispatches.enter()
+        defer { dispatches.leave() }
         guard !isShutDown else {
             counters.rejected.add(1, ordering: .relaxed)
             report(.busShutDown(bus: label, eventType: state.description))
