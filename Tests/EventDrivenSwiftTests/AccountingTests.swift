@@ -1,3 +1,4 @@
+import Dispatch
 import EventDrivenSwift
 import Synchronization
 import Testing
@@ -90,5 +91,59 @@ struct AccountingTests {
         for value in 0..<70_000 { bus.queue(Parcel(value: value)) }
         #expect(reports.count == 70_000)
         #expect(bus.statistics.rejected == 70_000)
+    }
+
+    /// Makes a stream, dispatches `count` events into it, takes `taking` of them and abandons it.
+    private static func abandonStream(on bus: EventBus, count: Int, taking: Int) async {
+        let stream = bus.events(of: Parcel.self)
+        for value in 0..<count { bus.queue(Parcel(value: value)) }
+        var taken = 0
+        for await _ in stream {
+            taken += 1
+            if taken == taking { break }
+        }
+    }
+
+    @Test("R1/R4 (issue 13.3): the events an abandoned stream never yielded are discarded dead letters, not delivered")
+    func abandonedStream() async {
+        let bus = EventBus(label: #function)
+        let stream = bus.deadLetters()
+        await Self.abandonStream(on: bus, count: 1_000, taking: 100)
+        // Dispatched after the stream was abandoned: nobody listens any more.
+        bus.queue(Parcel(value: 1_000))
+        let ledger = await AccountingLedger.close(bus, letters: stream)
+        #expect(ledger.statistics.delivered == 100, "only what the consumer took")
+        #expect(ledger.statistics.discarded == 900)
+        #expect(ledger.statistics.undelivered == 1)
+        ledger.expectLettersMatchCounters()
+    }
+
+    @Test("R1/R4 (issue 13.3): a stream whose consumer task is cancelled counts what it never yielded as discarded")
+    func cancelledConsumer() async {
+        let bus = EventBus(label: #function)
+        let stream = bus.deadLetters()
+        let taken = CoreCounter()
+        let tookOne = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let consumer = Task {
+            let events = bus.events(of: Parcel.self)
+            for value in 0..<500 { bus.queue(Parcel(value: value)) }
+            for await _ in events {
+                if taken.increment() == 1 {
+                    tookOne.signal()
+                    await coreWait(resume)
+                }
+                if Task.isCancelled { break }
+            }
+        }
+        await coreWait(tookOne)
+        consumer.cancel()
+        resume.signal()
+        await consumer.value
+        let ledger = await AccountingLedger.close(bus, letters: stream)
+        #expect(taken.count == 1)
+        #expect(ledger.statistics.delivered == 1, "only what the consumer took")
+        #expect(ledger.statistics.discarded == 499)
+        ledger.expectLettersMatchCounters()
     }
 }

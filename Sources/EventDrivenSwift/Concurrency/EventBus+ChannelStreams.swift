@@ -31,7 +31,7 @@ extension EventBus {
         bufferingPolicy: EventBufferingPolicy = .unbounded
     ) -> EventStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: _EventEnvelope.self, bufferingPolicy: bufferingPolicy.streamPolicy)
+            of: _StreamDelivery.self, bufferingPolicy: bufferingPolicy.streamPolicy)
         // The sink takes the changes in order from the state's outbox, so the stream sees every
         // change, and never one value twice in a row; ending the subscription ends the stream.
         let sink = _StreamSink(bus: self, continuation: continuation)

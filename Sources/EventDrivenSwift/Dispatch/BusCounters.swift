@@ -27,6 +27,7 @@ final class _BusCounters: Sendable {
         // A delivery skipped because its listener was removed is dropped by the receiver.
         if tally.removed > 0 { discarded.add(tally.removed, ordering: .relaxed) }
         if tally.failed > 0 { failed.add(tally.failed, ordering: .relaxed) }
+        if tally.dropped > 0 { dropped.add(tally.dropped, ordering: .relaxed) }
     }
 
     /// The one rule every receiver follows: counts one (event, subscriber) pair's outcome, once,
@@ -86,6 +87,8 @@ enum _DeliveryOutcome {
     case filtered
     /// The handler ran and threw.
     case failed
+    /// A full stream buffer dropped it.
+    case dropped
 }
 
 /// Outcomes counted over one batch, added to the bus counters at its end.
@@ -97,8 +100,9 @@ struct _DeliveryTally {
     var ownerGone = 0
     var removed = 0
     var failed = 0
+    var dropped = 0
 
-    var count: Int { delivered + expired + superseded + filtered + ownerGone + removed + failed }
+    var count: Int { delivered + expired + superseded + filtered + ownerGone + removed + failed + dropped }
 
     mutating func record(_ outcome: _DeliveryOutcome) {
         switch outcome {
@@ -109,6 +113,7 @@ struct _DeliveryTally {
         case .superseded: superseded += 1
         case .filtered: filtered += 1
         case .failed: failed += 1
+        case .dropped: dropped += 1
         }
     }
 }

@@ -88,6 +88,7 @@ extension _BusCounters {
         case .expired: deadLetters.post(envelope, reason: .expired)
         case .superseded: deadLetters.post(envelope, reason: .superseded)
         case .failed: deadLetters.post(envelope, reason: .failed)
+        case .dropped: deadLetters.post(envelope, reason: .dropped)
         }
     }
 }
