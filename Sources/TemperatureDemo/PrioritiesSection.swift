@@ -9,8 +9,9 @@ func prioritiesSection() async {
     section(
         2, "Priorities: one batch runs stacked events first, then queued ones",
         "While the listener thread is held busy (a semaphore, not a sleep), six events are dispatched;",
-        "they wait and are handled as one batch: stacked ones first (highest priority, then newest",
-        "first), then queued ones (highest priority, then oldest first).")
+        "they wait and are handled as one batch (SPEC D3): the stacked ones first, highest priority",
+        "first and newest first within a priority, then the queued ones, highest priority first and",
+        "oldest first within a priority.")
     let bus = EventBus.demo("Priorities")
     let turnstile = Turnstile()
     let handled = LockedValue<[String]>([])

@@ -5,8 +5,10 @@
 // same lines every run (.ci/check-demo checks that).
 import EventDrivenSwift
 
-print("EventDrivenSwift demo: swift run TemperatureDemo (the source is Sources/TemperatureDemo, a file per section)")
-print("Each section says what it shows, prints what happened, and explains its bus's statistics.")
+print("EventDrivenSwift, the temperature story. Run it with: swift run TemperatureDemo")
+print("Its source is Sources/TemperatureDemo, one file per section. Each section says what it shows,")
+print("prints what happened, and explains every count of its bus's statistics. The output is the same")
+print("every run; .ci/check-demo runs it several times and compares.")
 
 try await eventThreadSection()
 await prioritiesSection()
