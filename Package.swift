@@ -28,7 +28,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "TemperatureDemo", dependencies: ["EventDrivenSwift"]),
+        .executableTarget(
+            name: "TemperatureDemo",
+            dependencies: ["EventDrivenSwift", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "EventDrivenSwiftTests",
             dependencies: ["EventDrivenSwift", .product(name: "Logging", package: "swift-log")]),
