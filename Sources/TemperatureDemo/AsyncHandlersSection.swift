@@ -28,7 +28,9 @@ func asyncHandlersSection() async {
         "order is handled all the same.")
     let bus = EventBus.demo("AsyncHandlers")
     bus.setErrorHandler { error in
-        if case .handlerFailed(let type, let error) = error { print("    error handler: \(type) threw \(error)") }
+        if case .handlerFailed(let event, _, _, let error) = error {
+            print("    error handler: \(type(of: event)) threw \(error)")
+        }
     }
     let inventory = Inventory()
     bus.listenAsync(OrderPlaced.self) { order in

@@ -10,7 +10,7 @@ private func summary(of error: EventDrivenError) -> String {
     case .negativeMaximumAge(_, let age): ".negativeMaximumAge(\(age) ns): nothing was registered"
     case .busShutDown(let bus, _): ".busShutDown(\(bus)): the event was refused"
     case .threadCancelled: ".threadCancelled"
-    case .handlerFailed(let type, _): ".handlerFailed(\(type))"
+    case .handlerFailed(let event, _, _, _): ".handlerFailed(\(type(of: event)))"
     case .mailboxFull: ".mailboxFull"
     case .catchAllSubscription: ".catchAllSubscription"
     }
@@ -21,9 +21,9 @@ func misuseSection() async {
         6, "Misuse is reported, not ignored",
         "Three registrations that cannot work register nothing: each returns a handle carrying its",
         "registrationError, and the bus passes the error to its error handler (bus.setErrorHandler)",
-        "and logs it at level error. The bus was given a Logger whose handler prints one tidy line;",
-        "swift-log's default handler would print a timestamped line to stderr instead. A dispatch",
-        "after shutdown is refused and reported the same way.")
+        "and logs it: at .debug while an error handler is set, at .info otherwise, as swift-log asks",
+        "of libraries, so the handler you set decides what the user sees. A dispatch after shutdown",
+        "is refused and reported the same way.")
     let bus = EventBus.demo("Misuse")
     bus.setErrorHandler { error in print("    error handler: \(summary(of: error))") }
 
