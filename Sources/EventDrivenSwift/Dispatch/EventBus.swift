@@ -266,7 +266,9 @@ public final class EventBus: Sendable {
     // MARK: Registration
 
     func register(_ subscription: _Subscription) {
-        registry.withLock { $0.add(subscription) }
+        let ownerReleased = registry.withLock { $0.add(subscription) }
+        // Out of the registry already: only their deliveries still pending must see them gone.
+        for listener in ownerReleased { listener.cancelWithoutUnregistering() }
     }
 
     func unregister(_ subscription: _Subscription) {
