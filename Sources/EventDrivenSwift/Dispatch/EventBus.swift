@@ -30,6 +30,8 @@ public final class EventBus: Sendable {
     /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
     let dispatches = _DispatchesInFlight()
     private let isShutDownFlag = Atomic<Bool>(false)
+    /// Lets a second `shutdown` return only once the first has finished.
+    private let shutdownFinished = _Latch()
     private let errorHandler = LockedValue<_ErrorHandler?>(nil)
     private let sharedMailboxes = LockedValue(_SharedMailboxes())
     /// State values and consumers (Channels/, States/, Consumers/).
@@ -441,7 +443,13 @@ public final class EventBus: Sendable {
     /// streams end after yielding what they had buffered. Later dispatches are counted as
     /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
     public func shutdown(immediately: Bool) async {
-        guard !isShutDownFlag.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        guard !isShutDownFlag.exchange(true, ordering: .sequentiallyConsistent) else {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                shutdownFinished.whenOpen { continuation.resume() }
+            }
+            return
+        }
+        defer { shutdownFinished.open() }
         scheduledEvents.cancelAll()
         if !immediately { await drain() }
         let mailboxes = receivingMailboxes
@@ -494,6 +502,29 @@ final class _ErrorHandler: Sendable {
 
     init(_ body: @escaping @Sendable (EventDrivenError) -> Void) {
         self.body = body
+    }
+}
+
+/// Runs closures once it is opened; at once after that.
+final class _Latch: Sendable {
+    private let state = LockedValue<(isOpen: Bool, waiters: [@Sendable () -> Void])>((false, []))
+
+    func whenOpen(_ body: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state in
+            if state.isOpen { return true }
+            state.waiters.append(body)
+            return false
+        }
+        if runNow { body() }
+    }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter() }
     }
 }
 
