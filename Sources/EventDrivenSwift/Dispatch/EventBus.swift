@@ -496,38 +496,6 @@ struct _SharedMailboxes {
     var all: [_Mailbox] { [listenerThread, main].compactMap { $0 } }
 }
 
-/// The error handler of a bus, in a box that is read by reference.
-final class _ErrorHandler: Sendable {
-    let body: @Sendable (EventDrivenError) -> Void
-
-    init(_ body: @escaping @Sendable (EventDrivenError) -> Void) {
-        self.body = body
-    }
-}
-
-/// Runs closures once it is opened; at once after that.
-final class _Latch: Sendable {
-    private let state = LockedValue<(isOpen: Bool, waiters: [@Sendable () -> Void])>((false, []))
-
-    func whenOpen(_ body: @escaping @Sendable () -> Void) {
-        let runNow = state.withLock { state in
-            if state.isOpen { return true }
-            state.waiters.append(body)
-            return false
-        }
-        if runNow { body() }
-    }
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter() }
-    }
-}
-
 /// Calls a closure after a fixed number of ticks from any threads.
 final class _Countdown: Sendable {
     private let remaining: Atomic<Int>
