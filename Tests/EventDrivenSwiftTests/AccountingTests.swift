@@ -146,4 +146,20 @@ struct AccountingTests {
         #expect(ledger.statistics.discarded == 499)
         ledger.expectLettersMatchCounters()
     }
+
+    @Test("L2/R1 (issue 13.7): listeners of freed owners leave the registry at the next registration of their type")
+    func freedOwnersLeave() async {
+        final class Owner: Sendable {}
+        let bus = EventBus(label: #function)
+        for _ in 0..<2_000 {
+            let owner = Owner()
+            bus.listen(Parcel.self, owner: owner, executeOn: .synchronous) { _, _ in }
+        }
+        bus.listen(Parcel.self, executeOn: .synchronous) { _, _ in }
+        #expect(bus.subscriberCount(for: Parcel.self) == 1, "the freed owners' listeners are gone")
+        bus.dispatchNow(Parcel(value: 0))
+        #expect(bus.statistics.delivered == 1)
+        #expect(bus.statistics.ownerReleased == 0)
+        await bus.shutdown()
+    }
 }

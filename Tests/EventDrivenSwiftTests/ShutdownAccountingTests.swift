@@ -94,4 +94,27 @@ struct ShutdownAccountingTests {
         #expect(ledger.outcomes >= acceptedWork + acceptedChurn)
         ledger.expectLettersMatchCounters()
     }
+
+    @Test("R5 (issue 13.4): a second, concurrent shutdown also returns only once the counts are final")
+    func secondShutdownWaits() async {
+        let bus = EventBus(label: #function)
+        let gate = CoreGate()
+        bus.listen(Work.self, executeOn: .listenerThread) { work, _ in
+            if work.value == 0 { gate.block() }
+        }
+        bus.queue(Work(value: 0))
+        await gate.waitUntilEntered()
+        for value in 1..<10 { bus.queue(Work(value: value)) }
+        async let first: Void = bus.shutdown(immediately: true)
+        #expect(await coreEventually { bus.statistics.discarded == 9 })
+        let second = Task {
+            await bus.shutdown()
+            return bus.statistics.delivered
+        }
+        // Let the second call reach its wait before the running handler returns.
+        for _ in 0..<1_000 { await Task.yield() }
+        gate.open()
+        await first
+        #expect(await second.value == 1, "the second shutdown returned before the handler's outcome was counted")
+    }
 }

@@ -32,6 +32,8 @@ public final class EventBus: Sendable {
     /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
     let dispatches = _DispatchesInFlight()
     private let isShutDownFlag = Atomic<Bool>(false)
+    /// Lets a second `shutdown` return only once the first has finished.
+    private let shutdownFinished = _Latch()
     private let errorHandler = LockedValue<_ErrorHandler?>(nil)
     private let sharedMailboxes = LockedValue(_SharedMailboxes())
     /// State values and consumers (Channels/, States/, Consumers/).
@@ -271,7 +273,9 @@ public final class EventBus: Sendable {
     // MARK: Registration
 
     func register(_ subscription: _Subscription) {
-        registry.withLock { $0.add(subscription) }
+        let ownerReleased = registry.withLock { $0.add(subscription) }
+        // Out of the registry already: only their deliveries still pending must see them gone.
+        for listener in ownerReleased { listener.cancelWithoutUnregistering() }
     }
 
     func unregister(_ subscription: _Subscription) {
@@ -444,7 +448,13 @@ public final class EventBus: Sendable {
     /// streams end after yielding what they had buffered. Later dispatches are counted as
     /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
     public func shutdown(immediately: Bool) async {
-        guard !isShutDownFlag.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        guard !isShutDownFlag.exchange(true, ordering: .sequentiallyConsistent) else {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                shutdownFinished.whenOpen { continuation.resume() }
+            }
+            return
+        }
+        defer { shutdownFinished.open() }
         scheduledEvents.cancelAll()
         if !immediately { await drain() }
         let mailboxes = receivingMailboxes
@@ -491,15 +501,6 @@ struct _SharedMailboxes {
     var finishingSinks: [ObjectIdentifier: any _DrainableSink] = [:]
 
     var all: [_Mailbox] { [listenerThread, main].compactMap { $0 } }
-}
-
-/// The error handler of a bus, in a box that is read by reference.
-final class _ErrorHandler: Sendable {
-    let body: @Sendable (EventDrivenError) -> Void
-
-    init(_ body: @escaping @Sendable (EventDrivenError) -> Void) {
-        self.body = body
-    }
 }
 
 /// Calls a closure after a fixed number of ticks from any threads.

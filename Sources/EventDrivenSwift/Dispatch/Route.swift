@@ -46,17 +46,28 @@ struct _Registry {
     private(set) var channels: [_ChannelKey: _Route] = [:]
     private var trackers: [ObjectIdentifier: _LatestTracker] = [:]
 
-    mutating func add(_ subscription: _Subscription) {
+    /// Adds `subscription` to its route. The listeners of the route whose owner was freed leave
+    /// it in the same pass, which copies the route anyway, so that owner churn does not leave
+    /// them behind; they are returned for the caller to release outside the lock.
+    @discardableResult
+    mutating func add(_ subscription: _Subscription) -> [_Subscription] {
         if let channel = subscription.channel {
             var subscriptions = channels[channel]?.subscriptions ?? []
             subscriptions.append(subscription)
             channels[channel] = _Route(subscriptions: subscriptions, latest: nil)
-            return
+            return []
         }
         let key = subscription.eventType
         var subscriptions = routes[key]?.subscriptions ?? []
+        var released: [_Subscription] = []
+        subscriptions.removeAll { existing in
+            guard existing.hasOwner && existing.owner == nil else { return false }
+            released.append(existing)
+            return true
+        }
         subscriptions.append(subscription)
         routes[key] = makeRoute(key, subscriptions)
+        return released
     }
 
     mutating func remove(_ subscription: _Subscription) {

@@ -144,6 +144,11 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         registrar?.unregister(self)
     }
 
+    /// Stops further deliveries of a subscription that its registry has already dropped.
+    func cancelWithoutUnregistering() {
+        active.store(false, ordering: .releasing)
+    }
+
     /// Runs the handler for `envelope` unless the subscription was removed, its owner freed,
     /// or its interest declines the event.
     func deliver(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
@@ -210,11 +215,12 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     private func refusal(
         ownerGone: Bool, isNewest: (UInt64) -> Bool, metadata: () -> EventMetadata, accepts: (_EventFilter) -> Bool
     ) -> _DeliveryOutcome? {
-        guard active.load(ordering: .acquiring) else { return .removed }
+        // The owner first: a listener whose owner was freed may also have been dropped for it.
         if ownerGone {
             cancel()
             return .ownerGone
         }
+        guard active.load(ordering: .acquiring) else { return .removed }
         switch interest {
         case .all:
             return nil
