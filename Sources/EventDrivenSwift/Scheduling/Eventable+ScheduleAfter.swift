@@ -13,9 +13,7 @@ extension Eventable {
     public func schedule(
         after delay: Duration, priority: EventPriority = .normal, on bus: EventBus = EventCentral.shared
     ) -> ScheduledEventHandle {
-        bus.schedule(
-            self, at: .now() + .nanoseconds(Int(clamping: delay._nonnegativeNanoseconds)), method: .queue,
-            priority: priority)
+        bus.schedule(self, after: delay, method: .queue, priority: priority)
     }
 
     /// Stacks this event on `bus` once `delay` has passed: the `Duration` form of
@@ -24,8 +22,19 @@ extension Eventable {
     public func scheduleStack(
         after delay: Duration, priority: EventPriority = .normal, on bus: EventBus = EventCentral.shared
     ) -> ScheduledEventHandle {
-        bus.schedule(
-            self, at: .now() + .nanoseconds(Int(clamping: delay._nonnegativeNanoseconds)), method: .stack,
+        bus.schedule(self, after: delay, method: .stack, priority: priority)
+    }
+}
+
+extension EventBus {
+    /// Dispatches `event` once `delay` has passed (a negative `delay` means now); see
+    /// ``schedule(_:at:method:priority:)``.
+    @discardableResult
+    public func schedule<E: Eventable>(
+        _ event: E, after delay: Duration, method: EventDispatchMethod = .queue, priority: EventPriority = .normal
+    ) -> ScheduledEventHandle {
+        schedule(
+            event, at: .now() + .nanoseconds(Int(clamping: delay._nonnegativeNanoseconds)), method: method,
             priority: priority)
     }
 }
