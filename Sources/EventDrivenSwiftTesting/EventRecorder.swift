@@ -3,7 +3,7 @@ import EventDrivenSwift
 /// Records every event of one type dispatched on a bus, with its metadata, for tests.
 ///
 /// A recorder records from the moment it is created: create it before the code under test
-/// dispatches. It listens with ``ExecuteEventOn/synchronous``, so an event is recorded on the
+/// dispatches. It listens with `ExecuteEventOn.synchronous`, so an event is recorded on the
 /// dispatching thread before `queue`, `stack` or `dispatchNow` returns, whatever kind of bus
 /// and whichever other receivers there are.
 ///
@@ -16,7 +16,7 @@ import EventDrivenSwift
 /// ```
 ///
 /// The recorder is one of the bus's subscribers while it records: it counts in
-/// ``EventBus/subscriberCount(for:)`` and ``EventBusStatistics/delivered``, and an event of its
+/// `EventBus.subscriberCount(for:)` and `EventBusStatistics.delivered`, and an event of its
 /// type is never `undelivered` (nor a dead letter for that reason). ``stop()`` or releasing the
 /// recorder removes it.
 public final class EventRecorder<E: Eventable>: Sendable {
@@ -27,7 +27,7 @@ public final class EventRecorder<E: Eventable>: Sendable {
 
     /// Starts recording every event of type `type` dispatched on `bus`.
     ///
-    /// `type` cannot be ``AllEvents``, which only consumers can list.
+    /// `type` cannot be `AllEvents`, which only consumers can list.
     public init(of type: E.Type = E.self, on bus: EventBus) {
         self.bus = bus
         let storage = self.storage
@@ -94,7 +94,9 @@ public final class EventRecorder<E: Eventable>: Sendable {
     /// Returns the first `count` recorded events once that many have been recorded (at once if
     /// they already have).
     ///
-    /// - Parameter timeout: How long to wait; 5 seconds by default.
+    /// - Parameters:
+    ///   - count: How many events to wait for.
+    ///   - timeout: How long to wait; 5 seconds by default.
     /// - Throws: ``EventRecorderTimeout`` saying how many arrived, when fewer than `count` did in
     ///   time; `CancellationError` if the task is cancelled.
     @discardableResult

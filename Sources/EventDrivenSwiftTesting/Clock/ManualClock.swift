@@ -14,20 +14,20 @@
 ///   dispatched inside ``advance(by:)`` or ``advance(to:)``, never on their own: each one whose
 ///   due time the advance reaches, in due order (ties in the order they were scheduled),
 ///   including those that handlers schedule while the clock advances. On a
-///   ``EventBus/deterministic(label:)`` bus their handlers have run when `advance` returns;
+///   `EventBus.deterministic(label:)` bus their handlers have run when `advance` returns;
 ///   on another bus, `await bus.drain()` waits for them. A bus that has shut down gets none.
 /// - Event ages: ``dispatch(_:on:age:method:priority:)`` dispatches an event that is already
-///   `age` old, so `.youngerThan` listeners and ``EventMetadata/age`` see that age.
+///   `age` old, so `.youngerThan` listeners and `EventMetadata.age` see that age.
 ///
 /// What it does not cover:
 /// - Events scheduled with the library's own `scheduleQueue(at:)`, `scheduleStack(at:)` or
 ///   `EventBus.schedule(_:at:)`: those use the process's scheduler thread and the real
 ///   monotonic clock. Code that you want to test with a manual clock should take the clock's
 ///   `schedule` as a dependency, or schedule through a protocol of your own.
-/// - The times in ``EventMetadata`` stay on the monotonic clock that the library reads at
-///   delivery (`DispatchTime.now()`), so that `.youngerThan` and ``EventMetadata/age`` stay
+/// - The times in `EventMetadata` stay on the monotonic clock that the library reads at
+///   delivery (`DispatchTime.now()`), so that `.youngerThan` and `EventMetadata.age` stay
 ///   right: an event the clock fires is stamped with the real time it fires at (its age is 0,
-///   as for a scheduled event fired on time), and its ``EventMetadata/scheduledTime`` lies as
+///   as for a scheduled event fired on time), and its `EventMetadata.scheduledTime` lies as
 ///   far before that as the event waited on this clock. Compare differences
 ///   (`dispatchTime` − `scheduledTime`, `age`), not a metadata time with ``now``.
 /// - Ages still grow with real time between dispatch and delivery (microseconds on a
@@ -143,7 +143,7 @@ public final class ManualClock: Sendable {
 
     /// Dispatches `event` on `bus` as if it had been dispatched `age` ago, so that listeners
     /// that are `.youngerThan` a `maximumAge` below `age` skip it (counted as expired), and
-    /// ``EventMetadata/age`` reports at least `age`.
+    /// `EventMetadata.age` reports at least `age`.
     public func dispatch<E: Eventable>(
         _ event: E, on bus: EventBus, age: Duration, method: EventDispatchMethod = .queue,
         priority: EventPriority = .normal
