@@ -6,9 +6,12 @@ extension EventBus {
     ///
     /// ```swift
     /// let bus = EventBus.deterministic()
-    /// let model = TemperatureModel(bus: bus)          // listens with any executeOn
+    /// let seen = LockedValue<[Float]>([])
+    /// bus.listen(TemperatureEvent.self, executeOn: .listenerThread) { event, _ in
+    ///     seen.withLock { $0.append(event.temperatureInCelsius) }
+    /// }
     /// TemperatureEvent(temperatureInCelsius: 31).queue(on: bus)
-    /// #expect(model.rating == .hot)                   // handled before queue(on:) returned
+    /// #expect(seen.withLock { $0 } == [31])           // handled before queue(on:) returned
     /// ```
     ///
     /// Every listener registered with `listen` or `addListener`, and every channel or state

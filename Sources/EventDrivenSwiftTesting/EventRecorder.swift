@@ -9,9 +9,10 @@ import EventDrivenSwift
 ///
 /// ```swift
 /// let readings = EventRecorder(of: TemperatureEvent.self, on: bus)
-/// thermometer.measure()                                   // dispatches two readings
-/// let first = try await readings.next()
-/// let both = try await readings.waitFor(count: 2)
+/// TemperatureEvent(temperatureInCelsius: 21).queue(on: bus)
+/// TemperatureEvent(temperatureInCelsius: 35).queue(on: bus)
+/// let first = try await readings.next()                   // 21
+/// let both = try await readings.waitFor(count: 2)         // 21, 35
 /// #expect(readings.received { $0.temperatureInCelsius > 30 })
 /// ```
 ///

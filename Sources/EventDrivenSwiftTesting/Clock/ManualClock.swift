@@ -3,6 +3,8 @@
 /// A clock that moves only when a test moves it, for scheduled events and event ages.
 ///
 /// ```swift
+/// struct ReminderEvent: Eventable {}
+///
 /// let clock = ManualClock()
 /// clock.schedule(ReminderEvent(), on: bus, after: .seconds(30))
 /// clock.advance(by: .seconds(29))    // nothing dispatched
