@@ -114,19 +114,3 @@ final class FreshReadings: Sendable {
     #expect(fresh.values == [21])
     #expect(bus.statistics.expired == 1)
 }
-
-// The example of the README's section "Testing your code" (proposed with issue 17's test kit).
-
-@Test func thermostatAlarms() async throws {
-    let bus = EventBus.deterministic()  // every listener runs before queue returns
-    let alarms = bus.record(OverheatAlarm.self)  // records from now on: create it first
-    _ = Thermostat(bus: bus)
-    TemperatureEvent(temperatureInCelsius: 35).queue(on: bus)
-    #expect(alarms.events == [OverheatAlarm(temperatureInCelsius: 35)])
-    #expect(alarms.metadata.first?.priority == .high)
-
-    let clock = ManualClock()  // time moves only when the test moves it
-    clock.schedule(TemperatureEvent(temperatureInCelsius: 40), on: bus, after: .seconds(30))
-    clock.advance(by: .seconds(30))  // dispatched and handled here
-    #expect(try await alarms.waitFor(count: 2).last?.temperatureInCelsius == 40)
-}
