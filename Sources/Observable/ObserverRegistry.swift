@@ -4,7 +4,9 @@ import ThreadSafeSwift
 ///
 /// Embed one in a type that cannot inherit from ``ObservableClass``.
 public final class ObserverRegistry: Sendable {
-    private struct Entry {
+    // @unchecked Sendable: entries are reached only under the lock of `entries`; the observers
+    // themselves are handed to any thread that asks, as the original's Observable does.
+    private struct Entry: @unchecked Sendable {
         let id: ObjectIdentifier
         weak var object: AnyObject?
     }

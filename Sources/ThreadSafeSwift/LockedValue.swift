@@ -16,7 +16,7 @@
 ///
 /// Built on `pthread_mutex_t`, which ThreadSanitizer understands, so races are reported only
 /// where they exist. The lock is not recursive: do not call `withLock` again from `body`.
-public final class LockedValue<Value>: @unchecked Sendable {  // `value` is only reached while `mutex` is held
+public final class LockedValue<Value> {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Reached only under `mutex`, which already makes every access exclusive: the runtime's
     /// dynamic exclusivity check (a thread-local access set per access) would only add cost.
@@ -62,3 +62,8 @@ public final class LockedValue<Value>: @unchecked Sendable {  // `value` is only
         precondition(result == 0, "pthread_mutex_unlock failed: \(result)")
     }
 }
+
+// @unchecked Sendable: `value` is only reached while `mutex` is held. Only a `Sendable` value may
+// cross threads this way, as with swift-nio's `NIOLockedValueBox`: a non-Sendable value handed
+// out of `withLock` could otherwise be used on two threads at once.
+extension LockedValue: @unchecked Sendable where Value: Sendable {}

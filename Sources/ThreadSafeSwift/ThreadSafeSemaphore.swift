@@ -8,7 +8,7 @@
 /// Copies of the wrapper share one storage, so a value captured by a closure stays in step
 /// with the property it came from.
 @propertyWrapper
-public struct ThreadSafeSemaphore<Value>: Sendable {
+public struct ThreadSafeSemaphore<Value> {
     private let storage: LockedValue<Value>
 
     /// Wraps `wrappedValue`.
@@ -36,3 +36,7 @@ public struct ThreadSafeSemaphore<Value>: Sendable {
         try storage.withLock(body)
     }
 }
+
+/// Sendable when the value is: the wrapper shares its storage, so a non-Sendable value would
+/// otherwise reach two threads through copies of the wrapper.
+extension ThreadSafeSemaphore: Sendable where Value: Sendable {}

@@ -11,7 +11,7 @@ struct AsyncHandlerTests {
         let bus = EventBus(label: #function)
         let seen = CoreRecorder<Int>()
         let probe = OverlapProbe()
-        bus.listen(Job.self) { job in
+        bus.listenAsync(Job.self) { job in
             probe.enter()
             await Task.yield()
             seen.append(job.value)
@@ -34,7 +34,7 @@ struct AsyncHandlerTests {
     func drainWaits() async {
         let bus = EventBus(label: #function)
         let finished = Atomic<Int>(0)
-        bus.listen(Job.self) { _ in
+        bus.listenAsync(Job.self) { _ in
             for _ in 0..<5 { await Task.yield() }
             finished.add(1, ordering: .relaxed)
         }
@@ -48,7 +48,7 @@ struct AsyncHandlerTests {
     func remove() async {
         let bus = EventBus(label: #function)
         let seen = CoreRecorder<Int>()
-        let handle = bus.listen(Job.self) { job in seen.append(job.value) }
+        let handle = bus.listenAsync(Job.self) { job in seen.append(job.value) }
         bus.queue(Job(value: 1))
         await bus.drain()
         handle.remove()
@@ -66,7 +66,7 @@ struct AsyncHandlerTests {
         let bus = EventBus(label: #function)
         let seen = CoreRecorder<Int>()
         var owner: Owner? = Owner()
-        bus.listen(Job.self, owner: owner) { job in seen.append(job.value) }
+        bus.listenAsync(Job.self, owner: owner) { job in seen.append(job.value) }
         bus.queue(Job(value: 1))
         await bus.drain()
         owner = nil
@@ -81,7 +81,7 @@ struct AsyncHandlerTests {
     func dispatchFromHandler() async {
         let bus = EventBus(label: #function)
         let seen = CoreRecorder<Int>()
-        bus.listen(Job.self) { job in
+        bus.listenAsync(Job.self) { job in
             seen.append(job.value)
             if job.value < 50 { bus.queue(Job(value: job.value + 1)) }
         }
@@ -96,7 +96,7 @@ struct AsyncHandlerTests {
     func mainActorHandler() async {
         let bus = EventBus(label: #function)
         let seen = CoreRecorder<Int>()
-        bus.listen(Job.self) { @MainActor job in
+        bus.listenAsync(Job.self) { @MainActor job in
             MainActor.assertIsolated()
             seen.append(job.value)
         }

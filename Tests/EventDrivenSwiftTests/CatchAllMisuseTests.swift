@@ -15,7 +15,7 @@ struct CatchAllMisuseTests {
     }
 
     func listenAsyncGenerically<E: Eventable>(_ type: E.Type, on bus: EventBus) -> EventListenerHandle {
-        bus.listen(type) { (_: E) async in }
+        bus.listenAsync(type) { (_: E) async in }
     }
 
     @Test("W1 (issue 12 §3.7): listen, async listen and streams of AllEvents report catchAllSubscription")

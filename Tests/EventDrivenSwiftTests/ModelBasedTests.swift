@@ -271,7 +271,7 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
         case .task:
             receiver.handle = bus.listen(ModelEvent.self, executeOn: .taskThread) { receiver.record($0, $1) }
         case .asyncHandler:
-            receiver.handle = bus.listen(ModelEvent.self) { event in receiver.record(event) }
+            receiver.handle = bus.listenAsync(ModelEvent.self) { event in receiver.record(event) }
         case .eventThread:
             let thread = EventThread(bus: bus)
             receiver.thread = thread

@@ -2,7 +2,7 @@ extension EventBus {
     /// Registers an async handler for events of type `E`.
     ///
     /// ```swift
-    /// bus.listen(TemperatureEvent.self) { reading in
+    /// bus.listenAsync(TemperatureEvent.self) { reading in
     ///     try await store.save(reading)
     /// }
     /// ```
@@ -10,10 +10,12 @@ extension EventBus {
     /// One task runs the handler for one event at a time, in the order the events were dispatched
     /// (priority and queue/stack do not reorder them); the next event waits until the handler
     /// returns. A handler that throws does not stop later deliveries: the error is counted in
-    /// ``EventBusStatistics/failed``, logged, and passed to the bus's error handler as
-    /// ``EventDrivenError/handlerFailed(eventType:error:)``.
+    /// ``EventBusStatistics/failed``, logged, and passed to the bus's error handler.
     ///
     /// A `@MainActor` closure runs on the main actor, in the same order.
+    ///
+    /// The name says "async": a synchronous `listen` runs its handler on the context `executeOn`
+    /// names, in batch order (SPEC D3), which is a different promise.
     /// - Parameters:
     ///   - type: The event type.
     ///   - owner: Held weakly; once it is freed the listener is removed. `nil` (the default)
@@ -21,12 +23,25 @@ extension EventBus {
     ///   - handler: Called with each event.
     /// - Returns: A handle whose `remove()` skips every delivery whose handler has not started.
     @discardableResult
-    public func listen<E: Eventable>(
+    public func listenAsync<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject? = nil,
         _ handler: @escaping @Sendable (E) async throws -> Void
     ) -> EventListenerHandle {
         listenSerially(type, owner: owner) { event, _ in try await handler(event as! E) }
+    }
+
+    /// Registers an async handler for events of type `E`: the earlier spelling of
+    /// ``listenAsync(_:owner:_:)``, whose closure shape alone (one argument instead of two)
+    /// made it async and changed where and in what order it ran.
+    @available(*, deprecated, renamed: "listenAsync(_:owner:_:)")
+    @discardableResult
+    public func listen<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject? = nil,
+        _ handler: @escaping @Sendable (E) async throws -> Void
+    ) -> EventListenerHandle {
+        listenAsync(type, owner: owner, handler)
     }
 
     /// Registers a handler that runs isolated to `actor`, for events of type `E`.
@@ -40,7 +55,7 @@ extension EventBus {
     ///
     /// Deliveries reach the actor one at a time, in the order the events were dispatched. The
     /// actor is held weakly: once it is freed the listener is removed. Errors are handled as for
-    /// ``listen(_:owner:_:)-(_,_,(E)->Void)``.
+    /// ``listenAsync(_:owner:_:)``.
     @discardableResult
     public func listen<E: Eventable, A: Actor>(
         _ type: E.Type,

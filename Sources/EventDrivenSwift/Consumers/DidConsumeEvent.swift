@@ -22,4 +22,11 @@ public struct DidConsumeEvent: Eventable {
     public let consumer: any EventConsumer
     /// The event that was consumed.
     public let event: any Eventable
+
+    /// A notice that `consumer` consumed `event`; the bus makes these itself, and tests of a
+    /// logging consumer make their own.
+    public init(consumer: any EventConsumer, event: any Eventable) {
+        self.consumer = consumer
+        self.event = event
+    }
 }

@@ -427,8 +427,10 @@ public final class EventBus: Sendable {
         scheduledEvents.cancelAll()
         if !immediately { await drain() }
         let mailboxes = receivingMailboxes
+        let pools = subscribedPools
         removeAllSubscriptions()
         for mailbox in mailboxes { mailbox.close() }
+        await stop(pools, draining: !immediately)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             tasks.whenIdle { continuation.resume() }
         }

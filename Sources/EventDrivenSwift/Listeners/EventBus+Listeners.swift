@@ -7,7 +7,7 @@ extension EventBus {
     /// The owner is held weakly; once it is freed the listener is removed and never called again.
     /// A `callback` that is a method bound to the owner (`self.onEvent`) captures the owner
     /// strongly and keeps it alive until ``EventListenerHandling/remove()``; pass the unapplied
-    /// method instead (``addListener(_:_:owner:executeOn:interestedIn:maximumAge:customFilter:)``)
+    /// method instead (``addListener(_:_:owner:executeOn:interestedIn:maximumAge:customFilter:isolation:)``)
     /// to let the owner go.
     ///
     /// Misuse (a `nil` owner, `.custom` without a filter, a negative `maximumAge`) registers
@@ -99,17 +99,21 @@ extension EventBus {
         if type == AllEvents.self { return failedRegistration(.catchAllSubscription(api: "listen")) }
         let typeName = String(reflecting: type)
         let interest: _Interest
-        switch interestedIn {
+        switch interestedIn.kind {
         case .all:
             interest = .all
         case .latestOnly:
             interest = .latestOnly(registry.withLock { $0.tracker(for: ObjectIdentifier(type)) })
-        case .youngerThan:
+        case .youngerThan(let nanoseconds?):
+            interest = .youngerThan(nanoseconds: nanoseconds)
+        case .youngerThan(nil):
             guard maximumAge >= 0 else {
                 return failedRegistration(.negativeMaximumAge(eventType: typeName, maximumAge: maximumAge))
             }
             interest = .youngerThan(nanoseconds: UInt64(maximumAge))
-        case .custom:
+        case .custom(let accepts?):
+            interest = .custom(_EventFilter(accepts: accepts))
+        case .custom(nil):
             guard let customFilter else { return failedRegistration(.missingCustomFilter(eventType: typeName)) }
             interest = .custom(
                 _EventFilter { event, metadata in

@@ -1,13 +1,60 @@
 /// Which events a listener wants.
-public enum EventListenerInterest: CaseIterable, Sendable {
+///
+/// ```swift
+/// bus.listen(Reading.self, interestedIn: .latestOnly) { … }
+/// bus.listen(Reading.self, interestedIn: .youngerThan(.seconds(1))) { … }
+/// bus.listen(Reading.self, interestedIn: .custom { (reading: Reading, _) in reading.value < 50 }) { … }
+/// ```
+///
+/// The forms that carry their parameter (``youngerThan(_:)``, ``custom(_:)``) are the native
+/// ones; EventDrivenSwift 5.2's ``youngerThan`` and ``custom`` take theirs from the
+/// `maximumAge:` and `customFilter:` arguments of `addListener`, as they always did.
+public struct EventListenerInterest: Sendable, CaseIterable {
+    enum Kind: Sendable {
+        case all
+        case latestOnly
+        /// An age limit in nanoseconds; `nil` reads it from `maximumAge:`.
+        case youngerThan(UInt64?)
+        /// A filter; `nil` reads it from `customFilter:`.
+        case custom((@Sendable (any Eventable, EventMetadata) -> Bool)?)
+    }
+
+    let kind: Kind
+
     /// Every event of the type.
-    case all
+    public static let all = EventListenerInterest(kind: .all)
     /// Only the newest: an event is skipped when a newer event of its type was dispatched on
     /// the bus before the callback could run. Skipped events are counted as superseded.
-    case latestOnly
-    /// Only events younger than `maximumAge` nanoseconds when the callback would run; older
-    /// ones are counted as expired. A `maximumAge` of 0 means no limit.
-    case youngerThan
-    /// Only events for which `customFilter` returns `true`.
-    case custom
+    public static let latestOnly = EventListenerInterest(kind: .latestOnly)
+    /// Only events younger than `maximumAge` nanoseconds (the listener's argument) when the
+    /// callback would run; older ones are counted as expired. A `maximumAge` of 0 means no limit.
+    /// The native form is ``youngerThan(_:)``.
+    public static let youngerThan = EventListenerInterest(kind: .youngerThan(nil))
+    /// Only events for which `customFilter` (the listener's argument) returns `true`.
+    /// The native form is ``custom(_:)``.
+    public static let custom = EventListenerInterest(kind: .custom(nil))
+
+    /// The four interests of EventDrivenSwift 5.2.
+    public static let allCases: [EventListenerInterest] = [.all, .latestOnly, .youngerThan, .custom]
+
+    /// Only events younger than `age` when the callback would run; older ones are counted as
+    /// expired. A zero or negative `age` means no limit.
+    public static func youngerThan(_ age: Duration) -> EventListenerInterest {
+        EventListenerInterest(kind: .youngerThan(age._nonnegativeNanoseconds))
+    }
+
+    /// Only events for which `accepts` returns `true`; declined ones are counted as filtered.
+    /// `accepts` runs where the callback runs, just before it.
+    ///
+    /// Name the event type in the closure (`{ (reading: Reading, metadata) in … }`); an event of
+    /// another type than the listener's is declined.
+    public static func custom<E: Eventable>(
+        _ accepts: @escaping @Sendable (E, EventMetadata) -> Bool
+    ) -> EventListenerInterest {
+        EventListenerInterest(
+            kind: .custom { event, metadata in
+                guard let event = event as? E else { return false }
+                return accepts(event, metadata)
+            })
+    }
 }

@@ -10,6 +10,7 @@ extension Eventable {
     ///   - interestedIn: Which events the listener wants; by default all.
     ///   - maximumAge: For `.youngerThan`, the largest age in nanoseconds; 0 means no limit.
     ///   - customFilter: For `.custom`, decides per event.
+    ///   - isolation: The caller's isolation, which `.requesterThread` follows; leave the default.
     ///   - bus: The bus to listen on; by default ``EventCentral/shared``.
     /// - Returns: A handle whose `remove()` stops further deliveries.
     @discardableResult

@@ -49,10 +49,12 @@ public final class EventPool<T: EventThread>: Sendable {
     /// The number of threads receiving new events.
     public var threadCount: Int { core.locked.withLock { $0.state.members.count } }
 
-    /// The pool's threads, their work and what they have handled.
+    /// The pool's threads, their work and what they have handled. The handled counts never go
+    /// down, also while threads retire or the pool stops.
     public var metrics: EventPoolMetrics { core.metrics }
 
-    /// `true` once ``stop(draining:)`` has been called.
+    /// `true` once ``stop(draining:)`` has been called, or the bus's ``EventBus/shutdown(immediately:)``
+    /// has stopped the pool.
     public var isStopped: Bool { core.isStopped }
 
     /// Asks the scaler now, as if `now` were the current time, and adds or retires threads to

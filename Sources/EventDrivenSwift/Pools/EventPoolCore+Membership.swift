@@ -103,7 +103,9 @@ extension _EventPoolCore {
     private func finishRetiring(_ retiree: _EventPoolMember) {
         retiree.thread.cancel(draining: true)
         let waiters = locked.withLock { locked -> [@Sendable () -> Void] in
-            locked.handledByRetired += retiree.accepted.load(ordering: .relaxed)
+            // Handled all it accepted. In the same step as it leaves `retiringMembers`, so the
+            // pool's handled count never goes down (issue 13 item 10).
+            locked.handledByRetired += max(retiree.handled, retiree.accepted.load(ordering: .relaxed))
             return locked.state.retireeFinished(retiree.id)
         }
         for waiter in waiters { waiter() }
@@ -142,45 +144,75 @@ extension _EventPoolCore {
     // MARK: Stopping
 
     /// Stops every thread; see ``EventPool/stop(draining:)``.
+    ///
+    /// Takes no `scaling` lock: a member's callback may call ``evaluateScaling(now:)`` while
+    /// this waits for the members, and a resize that overlaps the stop finds the pool stopped
+    /// (it adds no thread and retires none).
     func stop(draining: Bool) -> Int {
-        scaling.withLock { _ in
-            if draining { waitForHandovers() }
-            let ready = DispatchSemaphore(value: 0)
-            let stopped = locked.withLock {
-                locked -> (State.StopResult, _EventPoolSnapshot, [_Subscription], ScheduledEventHandle?)? in
-                guard let result = locked.state.stop(onReady: { ready.signal() }) else { return nil }
+        let ready = DispatchSemaphore(value: 0)
+        while true {
+            // Draining, the pool stops only once no event is held for a hand-over, checked in
+            // the same critical section as the stop, so that no held event is discarded.
+            let handedOver = DispatchSemaphore(value: 0)
+            let step = locked.withLock { locked -> StopStep in
+                if draining, locked.state.waitForHandover({ handedOver.signal() }) { return .waitForHandover }
+                guard let result = locked.state.stop(onReady: { ready.signal() }) else { return .alreadyStopped }
+                // The members leave `metrics.threads` here: their count moves over in the same step.
+                let counted = result.members.map(\.handled)
+                locked.handledByRetired += counted.reduce(0, +)
                 let old = installSnapshot(&locked)
                 let forwarding = Array(locked.busSubscriptions.values)
                 locked.busSubscriptions = [:]
                 defer { locked.periodicCheck = nil }
-                return (result, old, forwarding, locked.periodicCheck)
+                return .stopped(result, counted: counted, old, forwarding, locked.periodicCheck)
             }
-            guard let (result, old, forwarding, periodicCheck) = stopped else { return 0 }
-            periodicCheck?.cancel()
-            for subscription in forwarding { subscription.cancel() }
-            finishSuperseding(old)
-            // Dispatches already routing finish enqueuing before the threads stop.
-            ready.wait()
-            for waiter in result.waiters { waiter() }
-            var discarded = result.held.count
-            if discarded > 0 { bus.counters.discarded.add(discarded, ordering: .relaxed) }
-            for member in result.members { discarded += member.thread.cancel(draining: draining) }
-            // Threads retired by a scale-down keep handling what they had accepted; the pool
-            // has stopped only once they have, so that every accepted event is accounted for.
-            let retireesDone = DispatchSemaphore(value: 0)
-            let retiring = locked.withLock { $0.state.waitForRetirees { retireesDone.signal() } }
-            for _ in 0..<retiring { retireesDone.wait() }
-            return discarded
+            switch step {
+            case .waitForHandover:
+                handedOver.wait()
+            case .alreadyStopped:
+                return 0
+            case .stopped(let result, let counted, let old, let forwarding, let periodicCheck):
+                return finishStopping(
+                    result, counted: counted, old, forwarding, periodicCheck, draining: draining, ready: ready)
+            }
         }
     }
 
-    /// Blocks until no event is held for a hand-over. Called with `scaling` held, so no new
-    /// hand-over can start.
-    private func waitForHandovers() {
-        let released = DispatchSemaphore(value: 0)
-        while locked.withLock({ $0.state.waitForHandover { released.signal() } }) {
-            released.wait()
+    private enum StopStep {
+        /// Events are held for a hand-over: wait for it, then try again.
+        case waitForHandover
+        case alreadyStopped
+        /// `counted`: what each member had handled when it left the metrics' threads.
+        case stopped(State.StopResult, counted: [Int], _EventPoolSnapshot, [_Subscription], ScheduledEventHandle?)
+    }
+
+    /// Stops the threads of a pool that has just stopped; `ready` is signalled once no
+    /// dispatch routes through an older snapshot.
+    private func finishStopping(
+        _ result: State.StopResult, counted: [Int], _ old: _EventPoolSnapshot, _ forwarding: [_Subscription],
+        _ periodicCheck: ScheduledEventHandle?, draining: Bool, ready: DispatchSemaphore
+    ) -> Int {
+        periodicCheck?.cancel()
+        for subscription in forwarding { subscription.cancel() }
+        finishSuperseding(old)
+        // Dispatches already routing finish enqueuing before the threads stop.
+        ready.wait()
+        for waiter in result.waiters { waiter() }
+        var discarded = result.held.count
+        if discarded > 0 { bus.counters.discarded.add(discarded, ordering: .relaxed) }
+        for (member, counted) in zip(result.members, counted) {
+            let skipped = member.thread.cancel(draining: draining)
+            discarded += skipped
+            // What the member handled after it was counted at the stop.
+            let settled = max(0, member.accepted.load(ordering: .relaxed) - skipped) - counted
+            if settled > 0 { locked.withLock { $0.handledByRetired += settled } }
         }
+        // Threads retired by a scale-down keep handling what they had accepted; the pool
+        // has stopped only once they have, so that every accepted event is accounted for.
+        let retireesDone = DispatchSemaphore(value: 0)
+        let retiring = locked.withLock { $0.state.waitForRetirees { retireesDone.signal() } }
+        for _ in 0..<retiring { retireesDone.wait() }
+        return discarded
     }
 
     /// `true` when called from a callback running on one of the pool's threads.

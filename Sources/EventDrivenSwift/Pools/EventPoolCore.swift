@@ -17,6 +17,8 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         var registrations: [ObjectIdentifier: [_Subscription]] = [:]
         /// The pool's own subscription on the bus, per event type or channel.
         var busSubscriptions: [_EventPoolRouteKey: _Subscription] = [:]
+        /// Deliveries handled by threads that finished retiring, and by the threads of a stopped
+        /// pool (counted as they stop, then settled once they have).
         var handledByRetired = 0
         var periodicCheck: ScheduledEventHandle?
     }
@@ -25,7 +27,8 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
     let balancer: any EventPoolBalancing
     let evaluationInterval: Duration?
     let locked: _SpinLockedValue<Locked>
-    /// Held while the pool changes size or stops, so such changes never overlap.
+    /// Held while the pool changes size, so resizes never overlap. Stopping does not take it:
+    /// a resize that overlaps a stop finds the pool stopped.
     let scaling: LockedValue<any EventPoolScaling>
     let makeThread: @Sendable () -> EventThread
 
@@ -194,7 +197,22 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         route.targets.withUnsafeBufferPointer { targets in
             let target = targets[(chosen % count + count) % count]
             target.mailbox._withUnsafeGuaranteedRef { mailbox in
-                for subscription in target.subscriptions {
+                if let group = target.group {
+                    // One entry runs the callbacks in registration order, stacked or queued.
+                    if holdsInlineEvent {
+                        enqueue(makeEnvelope, holdsInlineEvent: true, for: group, into: mailbox)
+                    } else {
+                        enqueue({ envelope }, holdsInlineEvent: false, for: group, into: mailbox)
+                    }
+                    return
+                }
+                let subscriptions = target.subscriptions
+                // The thread runs its stacked entries newest first: the entries of a stacked
+                // event go in reverse, so that its callbacks still run in registration order.
+                // (A bounded mailbox may start a batch between two of them, as on the bus.)
+                let isStacked = envelope.metadata.method == .stack
+                for position in subscriptions.indices {
+                    let subscription = subscriptions[isStacked ? subscriptions.count - 1 - position : position]
                     // An inline event is boxed again for each entry, which costs less than a copy.
                     if holdsInlineEvent {
                         mailbox.enqueue(makeEnvelope, holdsInlineEvent: true, for: subscription)
@@ -207,6 +225,27 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
                 _ = member.accepted.add(target.subscriptions.count, ordering: .relaxed)
             }
         }
+    }
+
+    /// ``_Mailbox/enqueue(_:holdsInlineEvent:for:)`` for a group of callbacks of one thread:
+    /// one entry, which the thread runs for each callback in registration order. Only for an
+    /// unbounded mailbox, which never blocks the producer or reports a full mailbox.
+    @inline(__always)
+    private func enqueue(
+        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for group: Unmanaged<_SubscriptionGroup>,
+        into mailbox: _Mailbox
+    ) {
+        let recipient = _MailboxRecipient(group)
+        let action = mailbox.state.withLock { state -> _MailboxState.EnqueueAction in
+            if let refusal = state.refusal() { return refusal }
+            return state.append(
+                _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent))
+        }
+        if action == .none { return }
+        var refused =
+            action == .wake
+            ? nil : _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent)
+        _ = mailbox.finishEnqueue(action, leftover: &refused)
     }
 
     // MARK: Drain
@@ -227,18 +266,20 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
 
     // MARK: Metrics
 
+    /// The counts only grow: a thread that leaves the pool (retired or stopped) takes its
+    /// handled deliveries from ``EventPoolMetrics/threads`` to
+    /// ``EventPoolMetrics/handledByRetiredThreads`` in one step, under the lock.
     var metrics: EventPoolMetrics {
         let (members, retiring, held, handledByRetired) = locked.withLock {
-            ($0.state.members, $0.state.retiringCount, $0.state.held.count, $0.handledByRetired)
+            ($0.state.members, $0.state.retiringMembers, $0.state.held.count, $0.handledByRetired)
         }
         let threads = members.map { member in
-            // Read `accepted` first: it grows after the enqueue, so `handled` never runs ahead.
-            let accepted = member.accepted.load(ordering: .relaxed)
-            let load = member.mailbox.load
-            return EventPoolThreadMetrics(id: member.id, pending: load, handled: max(0, accepted - load))
+            // `handled` first: a delivery it does not count yet is still in `load`.
+            let handled = member.handled
+            return EventPoolThreadMetrics(id: member.id, pending: member.mailbox.load, handled: handled)
         }
         return EventPoolMetrics(
-            threads: threads, retiringThreadCount: retiring, heldEvents: held, handledByRetiredThreads: handledByRetired
-        )
+            threads: threads, retiringThreadCount: retiring.count, heldEvents: held,
+            handledByRetiredThreads: retiring.reduce(handledByRetired) { $0 + $1.handled })
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// The default balancer of ``EventPool``. It counts events, not threads, so it keeps working
 /// for any number of events and while the pool grows or shrinks.
 public struct EventPoolRoundRobinBalancer: EventPoolBalancing {
-    private let counter = _EventPoolCounter()
+    let counter = _EventPoolCounter()
 
     /// Creates a balancer that starts with the first thread.
     public init() {}
@@ -24,4 +24,7 @@ final class _EventPoolCounter: Sendable {
     func next() -> UInt {
         value.wrappingAdd(1, ordering: .relaxed).oldValue
     }
+
+    /// How many times ``next()`` was called.
+    var current: UInt { value.load(ordering: .relaxed) }
 }

@@ -8,11 +8,31 @@ final class _EventPoolMember: Sendable, _EventPoolStateMember {
     let mailbox: _Mailbox
     /// Deliveries enqueued into the thread's mailbox, for the pool's metrics.
     let accepted = Atomic<Int>(0)
+    /// The most ``handled`` has reported, so that it never goes down.
+    private let reportedHandled = Atomic<Int>(0)
 
     init(id: Int, thread: EventThread) {
         self.id = id
         self.thread = thread
         self.mailbox = thread.mailbox
+    }
+
+    /// Deliveries the thread has finished, never more than it has and never less than it
+    /// reported before.
+    ///
+    /// `accepted` is read first: it grows after the enqueue, so the difference never runs
+    /// ahead. It may lag (an enqueue between the two reads), which the high-water mark hides.
+    var handled: Int {
+        let accepted = accepted.load(ordering: .relaxed)
+        let computed = max(0, accepted - mailbox.load)
+        var last = reportedHandled.load(ordering: .relaxed)
+        while computed > last {
+            let (exchanged, original) = reportedHandled.compareExchange(
+                expected: last, desired: computed, ordering: .relaxed)
+            if exchanged { return computed }
+            last = original
+        }
+        return last
     }
 }
 
@@ -36,18 +56,29 @@ final class _EventPoolRoute: Sendable {
     let records: [_EventPoolMember]
     /// `subscriptions[i]` are the callbacks of `records[i]` for this type, held for `targets`.
     let subscriptions: [[_Subscription]]
-    /// `records` and `subscriptions` again, unretained, for dispatch.
+    /// `groups[i]` runs the callbacks of `records[i]` from one mailbox entry, in registration
+    /// order; `nil` for a thread with one callback or a bounded mailbox. Held for `targets`.
+    let groups: [_SubscriptionGroup?]
+    /// `records`, `subscriptions` and `groups` again, unretained, for dispatch.
     let targets: [_EventPoolTarget]
 
     init(members: EventPoolMembers, records: [_EventPoolMember], subscriptions: [[_Subscription]]) {
         self.members = members
         self.records = records
         self.subscriptions = subscriptions
-        self.targets = zip(records, subscriptions).map { member, callbacks in
-            _EventPoolTarget(
-                member: .passUnretained(member), mailbox: .passUnretained(member.mailbox),
-                subscriptions: callbacks.map { .passUnretained($0) })
+        let groups = zip(records, subscriptions).map { member, callbacks in
+            callbacks.count > 1 && member.mailbox.limit == nil ? _SubscriptionGroup(callbacks) : nil
         }
+        self.groups = groups
+        var targets: [_EventPoolTarget] = []
+        for (index, member) in records.enumerated() {
+            targets.append(
+                _EventPoolTarget(
+                    member: .passUnretained(member), mailbox: .passUnretained(member.mailbox),
+                    subscriptions: subscriptions[index].map { .passUnretained($0) },
+                    group: groups[index].map { .passUnretained($0) }))
+        }
+        self.targets = targets
     }
 }
 
@@ -57,6 +88,9 @@ struct _EventPoolTarget: Sendable {
     let member: Unmanaged<_EventPoolMember>
     let mailbox: Unmanaged<_Mailbox>
     let subscriptions: [Unmanaged<_Subscription>]
+    /// All of `subscriptions` as one mailbox recipient, when the mailbox is unbounded and they
+    /// are several.
+    let group: Unmanaged<_SubscriptionGroup>?
 }
 
 /// An immutable view of the pool's threads that dispatches read without holding the pool's

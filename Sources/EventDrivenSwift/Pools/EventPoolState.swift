@@ -36,7 +36,7 @@ struct _EventPoolState<Member: _EventPoolStateMember, Held> {
     /// Events waiting for a hand-over to finish, in arrival order.
     private(set) var held: [Held] = []
     /// Retired threads still handling what they accepted, with the drain waiters for each.
-    private var retiring: [Int: [Waiter]] = [:]
+    private var retiring: [Int: (member: Member, waiters: [Waiter])] = [:]
     private var unreleased: Set<UInt64> = []
     private var deferred: [_EventPoolDeferred<Member>] = []
     private var pendingHandovers = 0
@@ -60,6 +60,9 @@ struct _EventPoolState<Member: _EventPoolStateMember, Held> {
     /// Threads leaving the pool that have not yet finished.
     var retiringCount: Int { retiring.count }
 
+    /// The threads leaving the pool that have not yet finished, in no particular order.
+    var retiringMembers: [Member] { retiring.values.map(\.member) }
+
     /// Adds threads. Returns the generation of the superseded snapshot.
     mutating func add(_ newMembers: [Member]) -> UInt64 {
         let previous = members
@@ -74,7 +77,7 @@ struct _EventPoolState<Member: _EventPoolStateMember, Held> {
         let retirees = members.filter { ids.contains($0.id) }
         guard !retirees.isEmpty else { return nil }
         members.removeAll { ids.contains($0.id) }
-        for retiree in retirees { retiring[retiree.id] = [] }
+        for retiree in retirees { retiring[retiree.id] = (retiree, []) }
         return supersede(previous: previous, retirees: retirees, isHandover: ordersHandovers)
     }
 
@@ -132,12 +135,12 @@ struct _EventPoolState<Member: _EventPoolStateMember, Held> {
 
     /// A retired thread has handled everything it accepted and stopped. Returns its waiters.
     mutating func retireeFinished(_ id: Int) -> [Waiter] {
-        retiring.removeValue(forKey: id) ?? []
+        retiring.removeValue(forKey: id)?.waiters ?? []
     }
 
     /// Adds `waiter` to every retiring thread; returns how many it was added to.
     mutating func waitForRetirees(_ waiter: @escaping Waiter) -> Int {
-        for id in retiring.keys { retiring[id]?.append(waiter) }
+        for id in retiring.keys { retiring[id]?.waiters.append(waiter) }
         return retiring.count
     }
 

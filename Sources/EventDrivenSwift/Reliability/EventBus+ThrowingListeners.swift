@@ -1,7 +1,7 @@
 extension EventBus {
     /// Registers a handler that may throw, for events of type `E`.
     ///
-    /// Behaves like ``listen(_:owner:executeOn:interestedIn:maximumAge:customFilter:_:)-(_,_,_,_,_,_,(E,EventMetadata)->Void)``.
+    /// Behaves like ``listen(_:owner:executeOn:interestedIn:maximumAge:customFilter:isolation:_:)-(_,_,_,_,_,_,_,(E,EventMetadata)->Void)``.
     /// An error thrown by `callback` does not stop deliveries to other listeners or later
     /// deliveries to this one: it is counted in ``EventBusStatistics/failed``, logged, and passed
     /// to the error handler (``setErrorHandler(_:)``) as

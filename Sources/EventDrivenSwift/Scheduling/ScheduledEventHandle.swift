@@ -6,16 +6,23 @@ public final class ScheduledEventHandle: Sendable, Hashable {
     /// When the event is due.
     public let dueTime: DispatchTime
     private let state = Atomic<UInt8>(_ScheduledState.pending.rawValue)
+    /// The job's id in `scheduler`.
+    private let id: UInt64
+    private let scheduler: _EventScheduler
 
-    init(dueTime: DispatchTime) {
+    init(dueTime: DispatchTime, id: UInt64, scheduler: _EventScheduler) {
         self.dueTime = dueTime
+        self.id = id
+        self.scheduler = scheduler
     }
 
-    /// Cancels the dispatch.
+    /// Cancels the dispatch and frees the event at once, rather than at its due time.
     /// - Returns: `true` if the event had not been dispatched yet and now never will be.
     @discardableResult
     public func cancel() -> Bool {
-        transition(to: .cancelled)
+        guard transition(to: .cancelled) else { return false }
+        scheduler.release(id)
+        return true
     }
 
     /// `true` once ``cancel()`` has succeeded.

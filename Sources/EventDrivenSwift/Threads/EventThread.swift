@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// The thread starts when it is created, runs its callbacks one at a time in the order of
 /// SPEC D3, and parks (using no CPU) once nothing has arrived for 40 µs. It is observable
-/// (``Observable``).
+/// (the `Observable` module's `ObservableClass`).
 ///
 /// Callbacks that are methods of the thread (`onTemperatureEvent` above) keep it alive, as a
 /// running `Thread` is kept alive: call ``cancel(draining:)`` to stop it, after which it is

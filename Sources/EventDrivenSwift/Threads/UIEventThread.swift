@@ -2,10 +2,10 @@
 ///
 /// It has no thread of its own: its events are drained on the main queue, which must be
 /// running (an app, `dispatchMain()`, or an async `main`). Called off the main queue,
-/// ``cancel(draining:)`` returns without waiting for the main queue: its count covers the events
+/// ``EventThread/cancel(draining:)`` returns without waiting for the main queue: its count covers the events
 /// still waiting, and any it skips from the batch in progress are counted in ``EventBus/statistics``.
 open class UIEventThread: EventThread, @unchecked Sendable {  // inherits EventThread's lock-guarded state
-    /// Creates the receiver on `bus` and calls ``registerEventListeners()``.
+    /// Creates the receiver on `bus` and calls ``EventThread/registerEventListeners()``.
     public required init(bus: EventBus = EventCentral.shared) {
         super.init(mainActorBus: bus)
     }

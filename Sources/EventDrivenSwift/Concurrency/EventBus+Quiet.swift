@@ -1,0 +1,91 @@
+import Dispatch
+import Synchronization
+
+/// The bus did not become quiet within the time ``EventBus/waitUntilQuiet(timeout:)`` allowed.
+public struct EventBusNotQuietError: Error, Sendable, CustomStringConvertible {
+    /// The bus's label.
+    public let bus: String
+    /// How many deliveries ended (in any outcome) during the last round of waiting: work that was
+    /// still going on when the time ran out.
+    public let deliveriesInLastRound: Int
+    /// What the bus had done when the time ran out.
+    public let statistics: EventBusStatistics
+
+    /// A sentence saying what was still going on.
+    public var description: String {
+        "bus '\(bus)' was not quiet in time: \(deliveriesInLastRound) deliveries ended in the last round (\(statistics))"
+    }
+}
+
+extension EventBus {
+    /// Waits until the bus is quiet: every event dispatched so far, and every event that its
+    /// handlers dispatch meanwhile, has been handled (or counted), however many hops that takes.
+    ///
+    /// ``drain()`` waits for one hop: the events dispatched before it was called. This repeats it
+    /// until a round ends in which no delivery ended at all, so nothing is left pending anywhere.
+    /// Producers outside the bus's handlers that keep dispatching keep it from being quiet;
+    /// scheduled events that are not yet due do not count.
+    /// - Parameter timeout: How long to wait.
+    /// - Throws: ``EventBusNotQuietError`` when the bus is still busy after `timeout`, saying
+    ///   how busy; the deliveries go on regardless.
+    public func waitUntilQuiet(timeout: Duration = .seconds(10)) async throws(EventBusNotQuietError) {
+        let outcome = _QuietOutcome()
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout._nonnegativeNanoseconds))
+        let finished: Int? = await withCheckedContinuation { continuation in
+            outcome.arm(continuation)
+            DispatchQueue.global().asyncAfter(deadline: deadline) { outcome.finish(nil) }
+            Task {
+                var previous = self.statistics.endedDeliveries
+                while !outcome.isFinished {
+                    await self.drain()
+                    let current = self.statistics.endedDeliveries
+                    outcome.lastRound = current - previous
+                    if current == previous {
+                        outcome.finish(0)
+                        return
+                    }
+                    previous = current
+                }
+            }
+        }
+        if finished == nil {
+            throw EventBusNotQuietError(bus: label, deliveriesInLastRound: outcome.lastRound, statistics: statistics)
+        }
+    }
+}
+
+extension EventBusStatistics {
+    /// Every delivery that has ended, whatever its outcome, and every dispatch that found no one.
+    var endedDeliveries: Int {
+        delivered + undelivered + expired + superseded + filtered + discarded + ownerReleased + rejected + dropped
+            + failed
+    }
+}
+
+/// Who finished first, the quiet check or the deadline.
+private final class _QuietOutcome: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Int?, Never>?, finished: Bool)>((nil, false))
+    private let lastRoundCount = Atomic<Int>(0)
+
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    var lastRound: Int {
+        get { lastRoundCount.load(ordering: .relaxed) }
+        set { lastRoundCount.store(newValue, ordering: .relaxed) }
+    }
+
+    func arm(_ continuation: CheckedContinuation<Int?, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Resumes the waiter once; later calls do nothing.
+    func finish(_ value: Int?) {
+        let continuation = state.withLock { state -> CheckedContinuation<Int?, Never>? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: value)
+    }
+}

@@ -1,0 +1,10 @@
+extension Duration {
+    /// The duration in whole nanoseconds, clamped to `0...UInt64.max`: what the `Duration` forms
+    /// of scheduling and `youngerThan` measure (a negative duration means none).
+    var _nonnegativeNanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds > 0 || (seconds == 0 && attoseconds > 0) else { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole &+ UInt64(attoseconds / 1_000_000_000)
+    }
+}
