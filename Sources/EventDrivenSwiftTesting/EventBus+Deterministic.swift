@@ -35,7 +35,7 @@ extension EventBus {
     /// - Not made synchronous: `ExecuteEventOn.mainActor` listeners, `@MainActor`, async and
     ///   actor handlers, event streams, `EventThread` callbacks, `EventPool`s, and subscribers
     ///   that named a queue or thread of their own. They deliver as in production; `await
-    ///   bus.drain()` waits for them.
+    ///   bus.drain()` waits for them, `try await bus.waitUntilQuiet()` also for what they dispatch.
     ///
     /// - Parameter label: A name for logs and diagnostics.
     public static func deterministic(label: String = "DeterministicEventBus") -> EventBus {

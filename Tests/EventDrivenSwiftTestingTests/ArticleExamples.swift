@@ -74,7 +74,7 @@ struct Reminders: Sendable {
 
 func productionReminders(bus: EventBus) -> Reminders {
     Reminders { event, delay in
-        event.scheduleQueue(at: .now() + delay / .seconds(1), on: bus)
+        event.schedule(after: delay, on: bus)
     }
 }
 
@@ -96,8 +96,7 @@ final class FreshReadings: Sendable {
     var values: [Float] { shown.withLock { $0 } }
 
     init(bus: EventBus) {
-        bus.listen(TemperatureEvent.self, interestedIn: .youngerThan, maximumAge: 1_000_000_000) {
-            [shown] reading, _ in
+        bus.listen(TemperatureEvent.self, interestedIn: .youngerThan(.seconds(1))) { [shown] reading, _ in
             shown.withLock { $0.append(reading.temperatureInCelsius) }
         }
     }

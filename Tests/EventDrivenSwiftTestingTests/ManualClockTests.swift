@@ -92,7 +92,7 @@ struct ManualClockTests {
         let bus = EventBus.deterministic()
         let clock = ManualClock()
         let fresh = Collected<Float>()
-        bus.listen(Reading.self, interestedIn: .youngerThan, maximumAge: 1_000_000_000) { event, _ in
+        bus.listen(Reading.self, interestedIn: .youngerThan(.seconds(1))) { event, _ in
             fresh.append(event.celsius)
         }
         clock.dispatch(Reading(celsius: 1), on: bus, age: .seconds(2))

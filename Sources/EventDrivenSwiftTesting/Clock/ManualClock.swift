@@ -22,8 +22,8 @@
 ///   `age` old, so `.youngerThan` listeners and `EventMetadata.age` see that age.
 ///
 /// What it does not cover:
-/// - Events scheduled with the library's own `scheduleQueue(at:)`, `scheduleStack(at:)` or
-///   `EventBus.schedule(_:at:)`: those use the process's scheduler thread and the real
+/// - Events scheduled with the library's own `schedule(after:)`, `scheduleQueue(at:)`,
+///   `scheduleStack(at:)` or `EventBus.schedule(_:at:)`: those use the process's scheduler thread and the real
 ///   monotonic clock. Code that you want to test with a manual clock should take the clock's
 ///   `schedule` as a dependency, or schedule through a protocol of your own.
 /// - The times in `EventMetadata` stay on the monotonic clock that the library reads at
@@ -33,7 +33,7 @@
 ///   far before that as the event waited on this clock. Compare differences
 ///   (`dispatchTime` − `scheduledTime`, `age`), not a metadata time with ``now``.
 /// - Ages still grow with real time between dispatch and delivery (microseconds on a
-///   deterministic bus): keep a margin between an age you dispatch and a `maximumAge`.
+///   deterministic bus): keep a margin between an age you dispatch and the limit of `.youngerThan`.
 public final class ManualClock: Sendable {
     private struct Pending: Sendable {
         let handle: Handle
@@ -144,7 +144,7 @@ public final class ManualClock: Sendable {
     // MARK: Ages
 
     /// Dispatches `event` on `bus` as if it had been dispatched `age` ago, so that listeners
-    /// that are `.youngerThan` a `maximumAge` below `age` skip it (counted as expired), and
+    /// that are `.youngerThan` a limit below `age` skip it (counted as expired), and
     /// `EventMetadata.age` reports at least `age`.
     public func dispatch<E: Eventable>(
         _ event: E, on bus: EventBus, age: Duration, method: EventDispatchMethod = .queue,
