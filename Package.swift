@@ -29,7 +29,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "TemperatureDemo", dependencies: ["EventDrivenSwift"]),
+        .executableTarget(
+            name: "TemperatureDemo",
+            dependencies: ["EventDrivenSwift", .product(name: "Logging", package: "swift-log")]),
         // The test kit for users' own tests (SPEC K1): no test framework at link time.
         .target(name: "EventDrivenSwiftTesting", dependencies: ["EventDrivenSwift"]),
         .testTarget(name: "EventDrivenSwiftTestingTests", dependencies: ["EventDrivenSwiftTesting"]),

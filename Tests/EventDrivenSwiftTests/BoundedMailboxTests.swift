@@ -169,9 +169,13 @@ struct BoundedMailboxTests {
         let bus = EventBus(label: #function)
         let receiver = Blocking(bus: bus)
         let producer = await startProducerAgainstFullMailbox(bus, receiver, sending: 1...5)
-        await bus.shutdown(immediately: true)
-        await producer.value
+        // The shutdown waits for the running callback, whose outcome it counts: let it go once
+        // the shutdown has discarded the two pending events.
+        async let shutdown: Void = bus.shutdown(immediately: true)
+        #expect(await coreEventually { bus.statistics.discarded >= 2 })
         receiver.gate.open()
+        await shutdown
+        await producer.value
         receiver.cancel()
         let stats = bus.statistics
         #expect(receiver.seen.values == [0])

@@ -20,7 +20,7 @@ struct DrainTests {
     @Test("A3: drain waits for an async listener removed before the call to finish what it holds")
     func drainCoversRemovedAsyncListeners() async {
         await expectDrainWaitsForRemovedListener(label: "drain-removed-async") { bus, gate, recorder in
-            bus.listen(Reading.self) { (event: Reading) async in
+            bus.listenAsync(Reading.self) { (event: Reading) async in
                 gate.block()
                 recorder.append(event.value)
             }

@@ -30,8 +30,12 @@ struct ErrorIsolationTests {
         #expect(Set(thrower.values) == Set(stride(from: 1, to: 100, by: 2)))
         #expect(bus.statistics.failed == 50)
         #expect(errors.count == 50)
-        let typeName = String(reflecting: Order.self)
-        #expect(errors.values.contains(.handlerFailed(eventType: typeName, error: "rejected 0")))
+        let rejected = errors.values.compactMap { error -> Int? in
+            guard case .handlerFailed(let order as Order, _, _, let rejected as Rejected) = error else { return nil }
+            #expect(order.value == rejected.value)
+            return rejected.value
+        }
+        #expect(Set(rejected) == Set(stride(from: 0, to: 100, by: 2)))
     }
 
     @Test("R2: an async handler that throws keeps receiving later events")
@@ -39,7 +43,7 @@ struct ErrorIsolationTests {
         let bus = EventBus(label: #function)
         let errors = coreCollectErrors(on: bus)
         let seen = CoreRecorder<Int>()
-        bus.listen(Order.self) { order in
+        bus.listenAsync(Order.self) { order in
             seen.append(order.value)
             if order.value < 5 { throw Rejected(value: order.value) }
         }

@@ -75,7 +75,7 @@ struct LeakTests {
                 switch cycle % 4 {
                 case 0: handle = Ping.addListener(cycleOwner, Owner.onPing, executeOn: .listenerThread, on: bus)
                 case 1: handle = bus.listen(Ping.self, owner: cycleOwner, executeOn: .requesterThread) { _, _ in }
-                case 2: handle = bus.listen(Ping.self, owner: cycleOwner) { [weak cycleOwner] _ in _ = cycleOwner }
+                case 2: handle = bus.listenAsync(Ping.self, owner: cycleOwner) { [weak cycleOwner] _ in _ = cycleOwner }
                 default: handle = thread.addEventCallback(Ping.self) { (_: Ping, _: EventMetadata) in }
                 }
                 if cycle % 100 == 0 { bus.queue(Ping(value: -1)) }
@@ -108,7 +108,7 @@ struct LeakTests {
             weakCounter = counter
             bus.listen(Ping.self, on: counter) { counter, _ in counter.add() }
             bus.listen(Ping.self, executeOn: .listenerThread) { _, _ in }
-            bus.listen(Ping.self) { _ in }
+            bus.listenAsync(Ping.self) { _ in }
             stream = bus.events(of: Ping.self)
             for value in 0..<1_000 { bus.queue(Ping(value: value)) }
             await bus.drain()

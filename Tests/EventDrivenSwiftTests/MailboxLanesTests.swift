@@ -92,8 +92,12 @@ struct MailboxLanesTests {
         var state = _MailboxState()
         for _ in 0..<3 { _ = state.enqueue(fixture.entry()) }
         _ = state.addBarrier({})
-        let (discarded, released) = state.close()
+        var dropped = _MailboxLanes<_MailboxEntry>()
+        var droppedHolds = _SubscriptionHolds()
+        let (discarded, released, wake) = state.close(droppingInto: &dropped, holds: &droppedHolds)
         #expect(discarded == 3 && released.count == 1)
+        #expect(dropped.count == 3, "the dropped entries are handed out, to be freed outside the lock")
+        #expect(!wake, "a scheduled drainer finishes the mailbox itself")
         #expect(state.enqueue(fixture.entry()) == .rejected)
         var batch = _MailboxLanes<_MailboxEntry>()
         var holds = _SubscriptionHolds()

@@ -105,11 +105,12 @@ struct StreamTests {
         for value in 0..<10 { bus.queue(Reading(value: value)) }
         await bus.drain()
         #expect(bus.statistics.dropped == 7)
-        #expect(bus.statistics.delivered == 3)
+        #expect(bus.statistics.delivered == 0, "delivered when the consumer takes them (issue 13.3)")
         await bus.shutdown()
         var values: [Int] = []
         for await reading in stream { values.append(reading.value) }
         #expect(values == [7, 8, 9])
+        #expect(bus.statistics.delivered == 3)
         var dropped: [Int] = []
         for await letter in letters where letter.reason == .dropped {
             dropped.append((letter.event as? Reading)?.value ?? -1)

@@ -98,10 +98,10 @@ struct UserModuleTests {
             thermostat.readings.append(event.temperatureInCelsius)
         }
         let screen = MainScreen()
-        bus.listen(TemperatureEvent.self) { @MainActor event in
+        bus.listenAsync(TemperatureEvent.self) { @MainActor event in
             screen.lines.append("\(event.temperatureInCelsius)")
         }
-        bus.listen(TemperatureEvent.self) { _ in throw Failure() }
+        bus.listenAsync(TemperatureEvent.self) { _ in throw Failure() }
         bus.listen(TemperatureEvent.self, executeOn: .listenerThread) {
             (_: TemperatureEvent, _: EventMetadata) throws in
             throw Failure()

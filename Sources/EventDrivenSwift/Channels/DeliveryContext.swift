@@ -63,11 +63,12 @@ extension EventBus {
 
 extension _DeliveryTarget {
     /// `true` when a delivery runs the handler inside `send` itself, on the sender's thread, so
-    /// the sender must not hold a lock the handler might need.
+    /// the sender must not hold a lock the handler might need. A state's other subscribers,
+    /// streams included, take its changes in order from the state's outbox (see ``_StateCell``).
     var runsOnSender: Bool {
         switch self {
-        case .synchronous, .sink: true
-        case .mailbox, .task: false
+        case .synchronous: true
+        case .mailbox, .task, .sink: false
         }
     }
 }

@@ -31,11 +31,11 @@ extension EventBus {
         bufferingPolicy: EventBufferingPolicy = .unbounded
     ) -> EventStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: _EventEnvelope.self, bufferingPolicy: bufferingPolicy.streamPolicy)
-        // The sink is only the registrar here: ending the subscription ends the stream.
+            of: _StreamDelivery.self, bufferingPolicy: bufferingPolicy.streamPolicy)
+        // The sink takes the changes in order from the state's outbox, so the stream sees every
+        // change, and never one value twice in a row; ending the subscription ends the stream.
         let sink = _StreamSink(bus: self, continuation: continuation)
-        let subscription = subscribeState(state, target: .synchronous, registrar: sink) { change, metadata in
-            sink.yield(_EventEnvelope(event: change, metadata: metadata, sequence: 0), countingDelivery: false)
+        let subscription = subscribeState(state, target: .sink(sink), registrar: sink) { (_: _StateChange<Value>, _) in
         }
         continuation.onTermination = { [weak subscription] _ in subscription?.cancel() }
         if isShutDown { subscription.cancel() }

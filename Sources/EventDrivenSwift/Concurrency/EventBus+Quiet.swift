@@ -34,22 +34,29 @@ extension EventBus {
         let finished: Int? = await withCheckedContinuation { continuation in
             outcome.arm(continuation)
             DispatchQueue.global().asyncAfter(deadline: deadline) { outcome.finish(nil) }
-            Task {
-                var previous = self.statistics.endedDeliveries
-                while !outcome.isFinished {
-                    await self.drain()
-                    let current = self.statistics.endedDeliveries
-                    outcome.lastRound = current - previous
-                    if current == previous {
-                        outcome.finish(0)
-                        return
-                    }
-                    previous = current
-                }
-            }
+            // Rounds chain through drain callbacks rather than a task, so that a busy cooperative
+            // pool cannot hold the check up.
+            checkQuiet(after: statistics.endedDeliveries, outcome: outcome)
         }
         if finished == nil {
             throw EventBusNotQuietError(bus: label, deliveriesInLastRound: outcome.lastRound, statistics: statistics)
+        }
+    }
+}
+
+extension EventBus {
+    /// One round: once everything dispatched so far has been handled, the bus is quiet if no
+    /// delivery ended meanwhile; otherwise another round follows.
+    fileprivate func checkQuiet(after previous: Int, outcome: _QuietOutcome) {
+        whenDrained { [weak self] in
+            guard let self, !outcome.isFinished else { return }
+            let current = self.statistics.endedDeliveries
+            outcome.lastRound = current - previous
+            if current == previous {
+                outcome.finish(0)
+            } else {
+                self.checkQuiet(after: current, outcome: outcome)
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
     /// A stream never throws: it ends instead.
     public typealias Failure = Never
 
-    let base: AsyncStream<_EventEnvelope>
+    let base: AsyncStream<_StreamDelivery>
     let transform: @Sendable (_EventEnvelope) -> Element
 
     /// An iterator over the stream; iterate it from one task.
@@ -16,17 +16,17 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Yields the stream's events; `nil` once the stream has ended.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<_EventEnvelope>.AsyncIterator
+        var base: AsyncStream<_StreamDelivery>.AsyncIterator
         let transform: @Sendable (_EventEnvelope) -> Element
 
         /// The next element, or `nil` once the stream has ended.
         public mutating func next() async -> Element? {
-            await base.next().map(transform)
+            await base.next().map { transform($0.take()) }
         }
 
         /// The next element, or `nil` once the stream has ended.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await base.next(isolation: actor).map(transform)
+            await base.next(isolation: actor).map { transform($0.take()) }
         }
     }
 }
@@ -40,7 +40,7 @@ public enum EventBufferingPolicy: Sendable, Hashable {
     /// Keeps the newest `n` events; the oldest is dropped to make room.
     case bufferingNewest(Int)
 
-    var streamPolicy: AsyncStream<_EventEnvelope>.Continuation.BufferingPolicy {
+    var streamPolicy: AsyncStream<_StreamDelivery>.Continuation.BufferingPolicy {
         switch self {
         case .unbounded: .unbounded
         case .bufferingOldest(let limit): .bufferingOldest(limit)

@@ -54,16 +54,19 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                     // The subscription's own handler is empty: `deliver` only applies its checks
                     // (removed, owner freed, interest) and tells whether the handler may run.
                     let outcome = subscription.deliver(envelope)
-                    var tally = _DeliveryTally()
-                    tally.record(outcome)
-                    counters.record(tally)
-                    counters.noteUndelivered(outcome, envelope)
-                    guard outcome == .delivered else { continue }
+                    guard outcome == .delivered else {
+                        counters.settle(outcome, envelope)
+                        continue
+                    }
                     do {
                         try await handler(envelope.event, envelope.metadata)
+                        counters.settle(.delivered, envelope)
                     } catch {
-                        counters.failed.add(1, ordering: .relaxed)
-                        bus?.reportHandlerFailure(error, eventType: subscription.eventTypeName)
+                        bus?.report(
+                            .handlerFailed(
+                                event: envelope.event, metadata: envelope.metadata,
+                                receiver: "an async listener's task", error: error))
+                        counters.settle(.failed, envelope)
                     }
                 }
             }

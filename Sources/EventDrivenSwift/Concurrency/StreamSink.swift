@@ -6,11 +6,11 @@ import Synchronization
 /// consumer's task being cancelled, the bus shutting down, the bus being freed) also ends the
 /// stream.
 final class _StreamSink: _DeliverySink, _SubscriptionRegistrar {
-    private let continuation: AsyncStream<_EventEnvelope>.Continuation
+    private let continuation: AsyncStream<_StreamDelivery>.Continuation
     private let counters: _BusCounters
     private weak let bus: EventBus?
 
-    init(bus: EventBus, continuation: AsyncStream<_EventEnvelope>.Continuation) {
+    init(bus: EventBus, continuation: AsyncStream<_StreamDelivery>.Continuation) {
         self.bus = bus
         self.counters = bus.counters
         self.continuation = continuation
@@ -24,27 +24,27 @@ final class _StreamSink: _DeliverySink, _SubscriptionRegistrar {
     /// Called on the dispatching thread; the continuation serializes concurrent producers.
     func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
         guard subscription.isActive else {
-            counters.discarded.add(1, ordering: .relaxed)
+            counters.settle(.removed, envelope)
             return
         }
         yield(envelope)
     }
 
-    /// Hands `envelope` to the stream, counting it as delivered (unless the caller already
-    /// did), dropped by the buffer, or discarded because the stream has ended.
-    func yield(_ envelope: _EventEnvelope, countingDelivery: Bool = true) {
-        switch continuation.yield(envelope) {
+    /// Hands `envelope` to the stream. Its outcome is decided later: delivered when the consumer
+    /// takes it, discarded if the stream is abandoned or ends first (see ``_StreamDelivery``);
+    /// at once when the buffer drops an event or the stream has ended.
+    func yield(_ envelope: _EventEnvelope) {
+        switch continuation.yield(_StreamDelivery(envelope, counters: counters)) {
         case .enqueued:
-            if countingDelivery { counters.delivered.add(1, ordering: .relaxed) }
+            break
         case .dropped(let dropped):
             // With `.bufferingNewest` the dropped event is an older one, not `envelope`.
-            counters.dropped.add(1, ordering: .relaxed)
-            counters.deadLetters.post(dropped, reason: .dropped)
+            dropped.settle(.dropped)
         case .terminated:
-            counters.discarded.add(1, ordering: .relaxed)
-            counters.deadLetters.post(envelope, reason: .discarded)
+            // The delivery was freed with the refused element, and counted as discarded there.
+            break
         @unknown default:
-            counters.discarded.add(1, ordering: .relaxed)
+            break
         }
     }
 
@@ -67,7 +67,7 @@ extension EventBus {
         transform: @escaping @Sendable (_EventEnvelope) -> Element
     ) -> EventStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: _EventEnvelope.self, bufferingPolicy: bufferingPolicy.streamPolicy)
+            of: _StreamDelivery.self, bufferingPolicy: bufferingPolicy.streamPolicy)
         if type == AllEvents.self {
             report(.catchAllSubscription(api: "events(of:)"))
             continuation.finish()

@@ -13,7 +13,7 @@ final class _BusCounters: Sendable {
     let rejected = Atomic<Int>(0)
     /// Deliveries a full bounded mailbox or stream buffer dropped.
     let dropped = Atomic<Int>(0)
-    /// Deliveries whose handler threw.
+    /// Deliveries whose handler threw (not counted as delivered).
     let failed = Atomic<Int>(0)
     /// Where undelivered events are posted for dead-letter observers.
     let deadLetters = _DeadLetterOffice()
@@ -26,6 +26,26 @@ final class _BusCounters: Sendable {
         if tally.ownerGone > 0 { ownerGone.add(tally.ownerGone, ordering: .relaxed) }
         // A delivery skipped because its listener was removed is dropped by the receiver.
         if tally.removed > 0 { discarded.add(tally.removed, ordering: .relaxed) }
+        if tally.failed > 0 { failed.add(tally.failed, ordering: .relaxed) }
+        if tally.dropped > 0 { dropped.add(tally.dropped, ordering: .relaxed) }
+    }
+
+    /// The one rule every receiver follows: counts one (event, subscriber) pair's outcome, once,
+    /// when it is decided, and posts the dead letter the outcome stands for (every outcome but
+    /// a delivery and a filter's refusal).
+    @inline(__always)
+    func settle(_ outcome: _DeliveryOutcome, _ envelope: _EventEnvelope) {
+        if outcome == .delivered {
+            delivered.add(1, ordering: .relaxed)
+        } else {
+            settleUndelivered(outcome, envelope)
+        }
+    }
+
+    @inline(never)
+    private func settleUndelivered(_ outcome: _DeliveryOutcome, _ envelope: _EventEnvelope) {
+        record(outcome)
+        noteUndelivered(outcome, envelope)
     }
 
     /// Counts one delivery's outcome.
@@ -65,6 +85,10 @@ enum _DeliveryOutcome {
     case expired
     case superseded
     case filtered
+    /// The handler ran and threw.
+    case failed
+    /// A full stream buffer dropped it.
+    case dropped
 }
 
 /// Outcomes counted over one batch, added to the bus counters at its end.
@@ -75,8 +99,10 @@ struct _DeliveryTally {
     var filtered = 0
     var ownerGone = 0
     var removed = 0
+    var failed = 0
+    var dropped = 0
 
-    var count: Int { delivered + expired + superseded + filtered + ownerGone + removed }
+    var count: Int { delivered + expired + superseded + filtered + ownerGone + removed + failed + dropped }
 
     mutating func record(_ outcome: _DeliveryOutcome) {
         switch outcome {
@@ -86,6 +112,8 @@ struct _DeliveryTally {
         case .expired: expired += 1
         case .superseded: superseded += 1
         case .filtered: filtered += 1
+        case .failed: failed += 1
+        case .dropped: dropped += 1
         }
     }
 }

@@ -8,11 +8,13 @@
 @usableFromInline
 struct _ErasedHandler: Sendable {
     /// Runs the handler for an event of the subscription's type.
-    let handler: @Sendable (any Eventable, EventMetadata) -> Void
+    let handler: @Sendable (any Eventable, EventMetadata) throws -> Void
     /// Runs the handler for the event whose bytes are at the address given; only when
     /// `hasInlineHandler`, that is when the type is stored inline without references.
-    let inlineHandler: @Sendable (UnsafeRawPointer, EventMetadata) -> Void
+    let inlineHandler: @Sendable (UnsafeRawPointer, EventMetadata) throws -> Void
     let hasInlineHandler: Bool
+    /// Where an error the handler throws is reported; `nil` for handlers that cannot throw.
+    let failures: _FailureReport?
 
     /// The erased forms of `handler`, for events of type `E`.
     @inlinable
@@ -28,6 +30,23 @@ struct _ErasedHandler: Sendable {
             inlineHandler: inlineHandler)
     }
 
+    /// The erased forms of a `handler` that may throw, for events of type `E`; what it throws is
+    /// reported to `failures` and the delivery counted as failed.
+    @inlinable
+    init<E: Eventable>(
+        throwing handler: @escaping @Sendable (E, EventMetadata) throws -> Void, failures: _FailureReport
+    ) {
+        let inlineHandler: (@Sendable (UnsafeRawPointer, EventMetadata) throws -> Void)?
+        if _boxesInline(E.self) {
+            inlineHandler = { bytes, metadata in try handler(bytes.load(as: E.self), metadata) }
+        } else {
+            inlineHandler = nil
+        }
+        self.init(
+            handler: { event, metadata in try handler(_project(event, as: E.self), metadata) },
+            inlineHandler: inlineHandler, failures: failures)
+    }
+
     /// A handler that does nothing, for a subscription whose sink runs the user's code itself
     /// (such a sink may still deliver to the subscription, to apply its checks).
     static var empty: _ErasedHandler {
@@ -36,10 +55,12 @@ struct _ErasedHandler: Sendable {
 
     @usableFromInline
     init(
-        handler: @escaping @Sendable (any Eventable, EventMetadata) -> Void,
-        inlineHandler: (@Sendable (UnsafeRawPointer, EventMetadata) -> Void)?
+        handler: @escaping @Sendable (any Eventable, EventMetadata) throws -> Void,
+        inlineHandler: (@Sendable (UnsafeRawPointer, EventMetadata) throws -> Void)?,
+        failures: _FailureReport? = nil
     ) {
         self.handler = handler
+        self.failures = failures
         // Not optional, so that a delivery calls it without copying (retaining) an optional.
         self.inlineHandler = inlineHandler ?? { _, _ in preconditionFailure("no inline form") }
         self.hasInlineHandler = inlineHandler != nil

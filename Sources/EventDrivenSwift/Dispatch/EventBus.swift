@@ -29,8 +29,10 @@ public final class EventBus: Sendable {
     let registry = _RegistryLockedValue(_Registry())
     let counters = _BusCounters()
     let tasks = _TaskTracker()
+    /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
+    let dispatches = _DispatchesInFlight()
     private let isShutDownFlag = Atomic<Bool>(false)
-    private let errorHandler = LockedValue<(@Sendable (EventDrivenError) -> Void)?>(nil)
+    private let errorHandler = LockedValue<_ErrorHandler?>(nil)
     private let sharedMailboxes = LockedValue(_SharedMailboxes())
     /// State values and consumers (Channels/, States/, Consumers/).
     let stores = _BusStores()
@@ -108,7 +110,9 @@ public final class EventBus: Sendable {
     func route(
         key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
     ) {
-        guard !isShutDownFlag.load(ordering: .relaxed) else {
+        dispatches.enter()
+        defer { dispatches.leave() }
+        guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
             counters.rejected.add(1, ordering: .relaxed)
             report(.busShutDown(bus: label, eventType: String(reflecting: type(of: makeEnvelope(0).event))))
             return
@@ -156,7 +160,9 @@ public final class EventBus: Sendable {
 
     /// Dispatches `message` to the subscribers of one labelled or keyed channel.
     func dispatch<E: Eventable>(_ message: E, toChannel channel: _ChannelKey, metadata: EventMetadata) {
-        guard !isShutDownFlag.load(ordering: .relaxed) else {
+        dispatches.enter()
+        defer { dispatches.leave() }
+        guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
             counters.rejected.add(1, ordering: .relaxed)
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
             return
@@ -219,14 +225,15 @@ public final class EventBus: Sendable {
         let subscriptions = route.synchronousSubscriptions.unsafelyUnwrapped
         if subscriptions.count == 1 {
             // One handler (the common case): one counter to add to, without a tally.
-            counters.record(subscriptions[0]._withUnsafeGuaranteedRef { $0.deliver(envelope) })
+            counters.settle(subscriptions[0]._withUnsafeGuaranteedRef { $0.deliver(envelope) }, envelope)
             return
         }
-        var tally = _DeliveryTally()
+        var delivered = 0
         for subscription in subscriptions {
-            tally.record(subscription._withUnsafeGuaranteedRef { $0.deliver(envelope) })
+            let outcome = subscription._withUnsafeGuaranteedRef { $0.deliver(envelope) }
+            if outcome == .delivered { delivered += 1 } else { counters.settle(outcome, envelope) }
         }
-        counters.record(tally)
+        if delivered > 0 { counters.delivered.add(delivered, ordering: .relaxed) }
     }
 
     /// A receiver runs its stacked entries newest first, so the lane entries of one stacked event
@@ -317,16 +324,32 @@ public final class EventBus: Sendable {
     public var statistics: EventBusStatistics { counters.snapshot }
 
     /// Sets the handler that receives every error the bus reports (misuse, dispatch after
-    /// shutdown). Errors are logged either way. Pass `nil` to remove it.
+    /// shutdown, a handler that threw, a full mailbox). Pass `nil` to remove it.
+    ///
+    /// Errors are logged through ``logger`` either way, as swift-log asks of libraries: at
+    /// `.debug` while a handler is set (the handler has them; nothing is written twice), at
+    /// `.info` otherwise. To silence or route them, pass a `Logger` with the level and handler
+    /// you want to ``init(label:logger:)``.
     public func setErrorHandler(_ handler: (@Sendable (EventDrivenError) -> Void)?) {
-        errorHandler.withLock { $0 = handler }
+        let box = handler.map(_ErrorHandler.init)
+        let replaced = errorHandler.withLock { current in
+            defer { current = box }
+            return current
+        }
+        _ = consume replaced
     }
 
     /// Logs `error` and passes it to the error handler.
     func report(_ error: EventDrivenError) {
-        logger.error("\(error.description)", metadata: ["bus": "\(label)"])
+        // The handler is boxed: reading a closure stored at another abstraction through `inout`
+        // wraps it in a new thunk on every read, so reports would grow slower, then overflow.
         let handler = errorHandler.withLock { $0 }
-        handler?(error)
+        if let handler {
+            logger.debug("\(error.description)", metadata: ["bus": "\(label)"])
+            handler.body(error)
+        } else {
+            logger.info("\(error.description)", metadata: ["bus": "\(label)"])
+        }
     }
 
     // MARK: Drain and shutdown
@@ -404,7 +427,7 @@ public final class EventBus: Sendable {
     }
 
     /// `true` once ``shutdown()`` has been called.
-    public var isShutDown: Bool { isShutDownFlag.load(ordering: .acquiring) }
+    public var isShutDown: Bool { isShutDownFlag.load(ordering: .sequentiallyConsistent) }
 
     /// Shuts the bus down gracefully: ``shutdown(immediately:)`` with `false`.
     public func shutdown() async {
@@ -423,16 +446,31 @@ public final class EventBus: Sendable {
     /// streams end after yielding what they had buffered. Later dispatches are counted as
     /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
     public func shutdown(immediately: Bool) async {
-        guard !isShutDownFlag.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !isShutDownFlag.exchange(true, ordering: .sequentiallyConsistent) else { return }
         scheduledEvents.cancelAll()
         if !immediately { await drain() }
         let mailboxes = receivingMailboxes
         let pools = subscribedPools
         removeAllSubscriptions()
+        // Closing releases blocked producers, so the dispatches still in progress can end.
         for mailbox in mailboxes { mailbox.close() }
         await stop(pools, draining: !immediately)
+        // The counts are final, and every dead letter posted, once the dispatches that began
+        // before the shutdown have ended, each closed mailbox has counted its batch in
+        // progress, and the tasks and async listeners have worked through what they held.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            tasks.whenIdle { continuation.resume() }
+            dispatches.whenIdle { continuation.resume() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let countdown = _Countdown(mailboxes.count + 1) { continuation.resume() }
+            for mailbox in mailboxes { mailbox.whenBatchCounted { countdown.tick() } }
+            tasks.whenIdle { countdown.tick() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let sinks = drainableSinks
+            let countdown = _Countdown(sinks.count + 1) { continuation.resume() }
+            for sink in sinks { sink.addBarrier { countdown.tick() } }
+            countdown.tick()
         }
         counters.deadLetters.close()
     }
@@ -455,6 +493,15 @@ struct _SharedMailboxes {
     var finishingSinks: [ObjectIdentifier: any _DrainableSink] = [:]
 
     var all: [_Mailbox] { [listenerThread, main].compactMap { $0 } }
+}
+
+/// The error handler of a bus, in a box that is read by reference.
+final class _ErrorHandler: Sendable {
+    let body: @Sendable (EventDrivenError) -> Void
+
+    init(_ body: @escaping @Sendable (EventDrivenError) -> Void) {
+        self.body = body
+    }
 }
 
 /// Calls a closure after a fixed number of ticks from any threads.

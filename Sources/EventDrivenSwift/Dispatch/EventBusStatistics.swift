@@ -3,7 +3,7 @@
 /// Every dispatched event ends in one of these counts for each subscriber it was meant for,
 /// so nothing is lost silently.
 public struct EventBusStatistics: Sendable, Hashable, CustomStringConvertible {
-    /// Deliveries whose handler ran.
+    /// Deliveries whose handler ran and returned.
     public var delivered: Int
     /// Events dispatched while nobody listened to their type.
     public var undelivered: Int
@@ -21,7 +21,7 @@ public struct EventBusStatistics: Sendable, Hashable, CustomStringConvertible {
     public var rejected: Int
     /// Deliveries dropped by the overflow policy of a full bounded mailbox or stream buffer.
     public var dropped: Int = 0
-    /// Deliveries whose handler threw (also counted in ``delivered``: the handler ran).
+    /// Deliveries whose handler threw (not counted in ``delivered``: each delivery has one outcome).
     public var failed: Int = 0
 
     /// Every count, on one line.

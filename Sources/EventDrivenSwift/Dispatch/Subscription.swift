@@ -16,6 +16,12 @@ enum _DeliveryTarget: Sendable {
 /// A receiver that takes deliveries directly, such as a pool choosing one of its threads.
 protocol _DeliverySink: AnyObject, Sendable {
     func accept(_ envelope: _EventEnvelope, for subscription: _Subscription)
+    /// Where the sink runs handlers, in words, for errors and logs.
+    var receiverDescription: String { get }
+}
+
+extension _DeliverySink {
+    var receiverDescription: String { String(describing: type(of: self)) }
 }
 
 /// Where subscriptions are registered: a bus, or a pool standing between the bus and its threads.
@@ -70,10 +76,12 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     let sink: (any _DeliverySink)?
     let interest: _Interest
     weak let registrar: (any _SubscriptionRegistrar)?
-    private let handler: @Sendable (any Eventable, EventMetadata) -> Void
+    private let handler: @Sendable (any Eventable, EventMetadata) throws -> Void
     /// The handler reading an event from the address of its bytes (see ``_ErasedHandler``).
-    private let inlineHandler: @Sendable (UnsafeRawPointer, EventMetadata) -> Void
+    private let inlineHandler: @Sendable (UnsafeRawPointer, EventMetadata) throws -> Void
     private let hasInlineHandler: Bool
+    /// Where an error the handler throws is reported.
+    private let failures: _FailureReport?
     private let active = Atomic<Bool>(true)
 
     convenience init<E: Eventable>(
@@ -116,6 +124,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         self.handler = handlers.handler
         self.inlineHandler = handlers.inlineHandler
         self.hasInlineHandler = handlers.hasInlineHandler
+        self.failures = handlers.failures
     }
 
     var isActive: Bool { active.load(ordering: .acquiring) }
@@ -138,11 +147,19 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// Runs the handler for `envelope` unless the subscription was removed, its owner freed,
     /// or its interest declines the event.
     func deliver(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
+        // The owner is held until the handler has returned: a handler built from an unapplied
+        // method loads it again, and must find it, or the delivery would count as one that ran.
+        let keptOwner = hasOwner ? owner : nil
         let refusal = refusal(
-            isNewest: { envelope.hasSequence($0) }, metadata: { envelope.metadata },
-            accepts: { $0.accepts(envelope.event, envelope.metadata) })
+            ownerGone: hasOwner && keptOwner == nil, isNewest: { envelope.hasSequence($0) },
+            metadata: { envelope.metadata }, accepts: { $0.accepts(envelope.event, envelope.metadata) })
         if let refusal { return refusal }
-        handler(envelope.event, envelope.metadata)
+        do {
+            try handler(envelope.event, envelope.metadata)
+        } catch {
+            return failed(error, envelope)
+        }
+        withExtendedLifetime(keptOwner) {}
         return .delivered
     }
 
@@ -150,16 +167,40 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// an envelope of an event that ``_boxesInline(_:)``, delivered in place.
     @inline(__always)
     func deliver(_ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer) -> _DeliveryOutcome {
+        let keptOwner = hasOwner ? owner : nil
         let refusal = refusal(
+            ownerGone: hasOwner && keptOwner == nil,
             isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },
             accepts: { $0.accepts(envelope.pointee.event, envelope.pointee.metadata) })
         if let refusal { return refusal }
-        if hasInlineHandler {
-            inlineHandler(eventBytes, envelope.pointee.metadata)
-        } else {
-            handler(envelope.pointee.event, envelope.pointee.metadata)
+        do {
+            if hasInlineHandler {
+                try inlineHandler(eventBytes, envelope.pointee.metadata)
+            } else {
+                try handler(envelope.pointee.event, envelope.pointee.metadata)
+            }
+        } catch {
+            return failed(error, envelope.pointee)
         }
+        withExtendedLifetime(keptOwner) {}
         return .delivered
+    }
+
+    /// Reports what the handler threw for `envelope`; the delivery is counted as failed.
+    @inline(never)
+    private func failed(_ error: any Error, _ envelope: _EventEnvelope) -> _DeliveryOutcome {
+        failures?.report(error, envelope, receiver: receiverDescription)
+        return .failed
+    }
+
+    /// Where this subscription's handler runs, in words, for errors and logs.
+    var receiverDescription: String {
+        switch target {
+        case .mailbox(let mailbox): mailbox.executor.receiverDescription
+        case .task: "a task of its own (.taskThread)"
+        case .synchronous: "the dispatching thread (.synchronous)"
+        case .sink(let sink): sink.receiverDescription
+        }
     }
 
     /// Why an event is not delivered (the subscription was removed, its owner freed, or its
@@ -167,10 +208,10 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// interests ask: whether it is the newest of its type, its metadata, a filter's verdict.
     @inline(__always)
     private func refusal(
-        isNewest: (UInt64) -> Bool, metadata: () -> EventMetadata, accepts: (_EventFilter) -> Bool
+        ownerGone: Bool, isNewest: (UInt64) -> Bool, metadata: () -> EventMetadata, accepts: (_EventFilter) -> Bool
     ) -> _DeliveryOutcome? {
         guard active.load(ordering: .acquiring) else { return .removed }
-        if hasOwner && owner == nil {
+        if ownerGone {
             cancel()
             return .ownerGone
         }
@@ -190,7 +231,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// task priority's stack space would be set up on every dispatch of the callers.
     @inline(never)
     private func startTask(delivering envelope: _EventEnvelope, counters: _BusCounters, tasks: _TaskTracker) {
-        tasks.start { [self] in counters.record(deliver(envelope)) }
+        tasks.start { [self] in counters.settle(deliver(envelope), envelope) }
     }
 
     /// Hands `envelope` to this subscription's target.
@@ -202,7 +243,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         case .task:
             startTask(delivering: envelope, counters: counters, tasks: tasks)
         case .synchronous:
-            counters.record(deliver(envelope))
+            counters.settle(deliver(envelope), envelope)
         case .sink:
             sink.unsafelyUnwrapped.accept(envelope, for: self)
         }

@@ -1,38 +1,58 @@
 import Synchronization
 
 /// Counts the `.taskThread` deliveries still running, so that `drain()` can wait for them.
+///
+/// A drain waits only for the tasks started before it: each task joins the current generation,
+/// and each ``whenIdle(_:)`` closes the generation and opens the next, so a steady stream of new
+/// tasks never keeps a drain waiting.
 final class _TaskTracker: Sendable {
     private struct State {
-        var running = 0
-        var waiters: [@Sendable () -> Void] = []
+        /// The generation new tasks join.
+        var generation: UInt64 = 0
+        /// Running tasks per generation; only generations with some are present.
+        var running: [UInt64: Int] = [:]
+        /// Each waits for every task of its generation and the ones before.
+        var waiters: [(generation: UInt64, body: @Sendable () -> Void)] = []
     }
 
     private let state = LockedValue(State())
 
     /// Runs `body` in a task of its own.
     func start(_ body: @escaping @Sendable () -> Void) {
-        state.withLock { $0.running += 1 }
+        let generation = state.withLock { state in
+            state.running[state.generation, default: 0] += 1
+            return state.generation
+        }
         Task {
             body()
-            self.finish()
+            self.finish(generation)
         }
     }
 
-    private func finish() {
-        let waiters: [@Sendable () -> Void] = state.withLock { state in
-            state.running -= 1
-            guard state.running == 0 else { return [] }
-            defer { state.waiters = [] }
-            return state.waiters
+    private func finish(_ generation: UInt64) {
+        let ready: [@Sendable () -> Void] = state.withLock { state in
+            let left = state.running[generation, default: 1] - 1
+            state.running[generation] = left > 0 ? left : nil
+            guard left == 0, !state.waiters.isEmpty else { return [] }
+            let oldestRunning = state.running.keys.min() ?? .max
+            var ready: [@Sendable () -> Void] = []
+            state.waiters.removeAll { waiter in
+                guard waiter.generation < oldestRunning else { return false }
+                ready.append(waiter.body)
+                return true
+            }
+            return ready
         }
-        for waiter in waiters { waiter() }
+        for waiter in ready { waiter() }
     }
 
-    /// Calls `body` once no task is running; at once if none is.
+    /// Calls `body` once every task started before this call has finished; at once if none runs.
     func whenIdle(_ body: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state in
-            if state.running == 0 { return true }
-            state.waiters.append(body)
+            let generation = state.generation
+            state.generation += 1
+            if state.running.isEmpty { return true }
+            state.waiters.append((generation, body))
             return false
         }
         if runNow { body() }

@@ -19,6 +19,9 @@ final class _Mailbox: Sendable {
     let counters: _BusCounters
     /// The bound and overflow policy; `nil` for the default unbounded mailbox.
     let limit: _MailboxLimit?
+    /// How many times a drain was requested (see ``_MailboxExecutor/wake(_:)``), for tests of
+    /// the one-drainer rule; touched only by wakes, which are rare.
+    let drainRequests = _DrainRequestCount()
 
     init(executor: _MailboxExecutor, counters: _BusCounters, limit: _MailboxLimit? = nil) {
         self.executor = executor
@@ -102,24 +105,39 @@ final class _Mailbox: Sendable {
     @discardableResult
     func close() -> Int {
         isClosed.store(true, ordering: .sequentiallyConsistent)
-        let observed = counters.deadLetters.isObserved
-        let (discarded, barriers, lost) = state.withLock { state in
-            var lost: [_EventEnvelope] = []
-            if observed {
-                state.pending.forEachInOrder { entry in
-                    for _ in 0..<entry.recipient.deliveryCount { lost.append(entry.envelope) }
-                    return true
-                }
-            }
-            let (discarded, barriers) = state.close()
-            return (discarded, barriers, lost)
+        var dropped = _MailboxLanes<_MailboxEntry>()
+        var droppedHolds = _SubscriptionHolds()
+        let (discarded, barriers, wake) = state.withLock { state in
+            state.close(droppingInto: &dropped, holds: &droppedHolds)
         }
         counters.discarded.add(discarded, ordering: .relaxed)
-        for envelope in lost { counters.deadLetters.post(envelope, reason: .discarded) }
+        if counters.deadLetters.isObserved {
+            dropped.forEachInOrder { entry in
+                for _ in 0..<entry.recipient.deliveryCount {
+                    counters.deadLetters.post(entry.envelope, reason: .discarded)
+                }
+                return true
+            }
+        }
+        // Outside the lock: freeing an event or a subscription may run user code that dispatches.
+        dropped.removeAll()
+        droppedHolds.removeAll()
         if let limit { limit.wake(state.withLock { $0.releaseBlockedProducers() }) }
         for barrier in barriers { barrier() }
-        executor.wake(self)
+        if wake { executor.wake(self) }
         return discarded
+    }
+
+    /// Calls `body` once the batch in progress, if any, has been counted; a shutdown waits for
+    /// this after a close, so that what the close left of the batch is counted and posted
+    /// before the shutdown returns.
+    func whenBatchCounted(_ body: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state in
+            guard state.isRunningBatch else { return true }
+            state.batchWaiters.append(body)
+            return false
+        }
+        if runNow { body() }
     }
 
     /// Stops accepting events; what is pending is still delivered, then the drainer finishes.
@@ -198,7 +216,8 @@ final class _Mailbox: Sendable {
         buffers.batch.removeAll()
         buffers.holds.removeAll()
         // The batch is done: `load` must not count it while the drainer waits before its next take.
-        state.withLock { $0.inProgress = 0 }
+        let counted = state.withLock { $0.finishBatch() }
+        for waiter in counted { waiter() }
         let barriers = buffers.barriers
         buffers.barriers.removeAll(keepingCapacity: true)
         for barrier in barriers { barrier() }
@@ -267,4 +286,12 @@ private final class _DrainerBuffers: @unchecked Sendable {
     var batchCount = 0
     /// Deliveries of the batch not yet started.
     var remaining = 0
+}
+
+/// Counts the drain requests of one mailbox.
+final class _DrainRequestCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    func increment() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }

@@ -27,7 +27,19 @@ enum _MailboxExecutor: Sendable {
     /// events stream in.
     static var sliceNanoseconds: UInt64 { 100_000 }
 
+    /// Where the drains run, in words, for errors and logs.
+    var receiverDescription: String {
+        switch self {
+        case .thread(let thread): thread.name
+        case .queue(let queue): queue === DispatchQueue.main ? "the main queue" : "the queue '\(queue.label)'"
+        case .actor(let actor): "the actor \(type(of: actor))"
+        case .mainQueue: "the main actor"
+        case .globalQueue: "a serial context of its own"
+        }
+    }
+
     func wake(_ mailbox: _Mailbox) {
+        mailbox.drainRequests.increment()
         switch self {
         case .thread(let thread):
             thread.wake()

@@ -32,6 +32,10 @@ struct _MailboxState: ~Copyable {
     /// Producers waiting for space, and how many of them the drainer must wake after a take.
     var blockedProducers = 0
     var producersToWake = 0
+    /// `true` from a take of a batch until the drainer has counted it.
+    var isRunningBatch = false
+    /// Called once the batch in progress has been counted (see ``_Mailbox/whenBatchCounted(_:)``).
+    var batchWaiters: [@Sendable () -> Void] = []
 
     enum EnqueueAction: Equatable {
         case none
@@ -123,6 +127,7 @@ struct _MailboxState: ~Copyable {
         swap(&barriers, &batchBarriers)
         inProgress = pendingDeliveries
         pendingDeliveries = 0
+        isRunningBatch = true
         if blockedProducers > 0 {
             producersToWake = blockedProducers
             blockedProducers = 0
@@ -130,16 +135,30 @@ struct _MailboxState: ~Copyable {
         return .batch
     }
 
-    /// Closes the mailbox; returns the deliveries dropped and the barriers to run.
-    mutating func close() -> (discarded: Int, barriers: [@Sendable () -> Void]) {
+    /// Closes the mailbox; returns the deliveries dropped, the barriers to run, and whether the
+    /// drainer must be woken to finish (it is idle; a drain in progress finishes by itself, so a
+    /// second one is never started). The pending entries and their holds move into `dropped`
+    /// and `droppedHolds`, for the caller to release once the lock is released: an event's or a
+    /// subscription's `deinit` is user code.
+    mutating func close(
+        droppingInto dropped: inout _MailboxLanes<_MailboxEntry>, holds droppedHolds: inout _SubscriptionHolds
+    ) -> (discarded: Int, barriers: [@Sendable () -> Void], wake: Bool) {
         lifecycle = .closed
         let discarded = pendingDeliveries
         pendingDeliveries = 0
-        pending.removeAll()
-        holds.removeAll()
+        swap(&pending, &dropped)
+        swap(&holds, &droppedHolds)
         let released = barriers
         barriers = []
-        return (discarded, released)
+        return (discarded, released, scheduleIfIdle() == .wake)
+    }
+
+    /// The batch has been counted: returns whoever waited for that.
+    mutating func finishBatch() -> [@Sendable () -> Void] {
+        inProgress = 0
+        isRunningBatch = false
+        defer { batchWaiters = [] }
+        return batchWaiters
     }
 
     /// Stops accepting new entries; pending ones are still delivered.

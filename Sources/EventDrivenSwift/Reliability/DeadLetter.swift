@@ -17,6 +17,9 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
         case dropped
         /// Its receiver was stopped, its listener removed, or the bus shut down before its turn.
         case discarded
+        /// The handler threw (``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``
+        /// says what); the event can be dispatched again to retry.
+        case failed
 
         /// The reason in words.
         public var description: String {
@@ -27,6 +30,7 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
             case .ownerReleased: "owner released"
             case .dropped: "dropped"
             case .discarded: "discarded"
+            case .failed: "failed"
             }
         }
     }

@@ -87,14 +87,16 @@ extension _BusCounters {
         case .ownerGone: deadLetters.post(envelope, reason: .ownerReleased)
         case .expired: deadLetters.post(envelope, reason: .expired)
         case .superseded: deadLetters.post(envelope, reason: .superseded)
+        case .failed: deadLetters.post(envelope, reason: .failed)
+        case .dropped: deadLetters.post(envelope, reason: .dropped)
         }
     }
 }
 
 extension EventBus {
     /// The events this bus could not deliver from now on, with the reason: nobody listened,
-    /// expired, superseded, owner released, dropped by a full mailbox or stream buffer, or
-    /// discarded by a stopped receiver. Filtered events are the listener's choice and do not
+    /// expired, superseded, owner released, dropped by a full mailbox or stream buffer,
+    /// discarded by a stopped receiver, or failed (the handler threw). Filtered events are the listener's choice and do not
     /// appear.
     ///
     /// The stream ends when the bus shuts down or is freed. Events dispatched after shutdown are

@@ -3,9 +3,9 @@ extension EventBus {
     ///
     /// Behaves like ``listen(_:owner:executeOn:interestedIn:maximumAge:customFilter:isolation:_:)-(_,_,_,_,_,_,_,(E,EventMetadata)->Void)``.
     /// An error thrown by `callback` does not stop deliveries to other listeners or later
-    /// deliveries to this one: it is counted in ``EventBusStatistics/failed``, logged, and passed
-    /// to the error handler (``setErrorHandler(_:)``) as
-    /// ``EventDrivenError/handlerFailed(eventType:error:)``.
+    /// deliveries to this one: the delivery is counted in ``EventBusStatistics/failed``, posted
+    /// as a dead letter (``DeadLetter/Reason/failed``), logged, and passed to the error handler
+    /// (``setErrorHandler(_:)``) as ``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``.
     @discardableResult
     public func listen<E: Eventable>(
         _ type: E.Type,
@@ -17,58 +17,43 @@ extension EventBus {
         isolation: (any Actor)? = #isolation,
         _ callback: @escaping @Sendable (E, EventMetadata) throws -> Void
     ) -> EventListenerHandle {
-        let isolate = _ErrorIsolation(bus: self, eventType: String(reflecting: type))
-        return listen(
+        _listen(
             type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter, isolation: isolation
-        ) { event, metadata in
-            isolate.run { try callback(event, metadata) }
-        }
-    }
-
-    /// Counts, logs and reports an error a handler threw.
-    func reportHandlerFailure(_ error: any Error, eventType: String) {
-        report(.handlerFailed(eventType: eventType, error: String(describing: error)))
+            customFilter: customFilter, isolation: isolation,
+            handler: _ErasedHandler(throwing: callback, failures: _FailureReport(bus: self))
+        )
     }
 }
 
 extension EventThread {
     /// Registers a callback that may throw, for events of type `TEvent`.
     ///
-    /// An error does not stop the thread or later deliveries: it is counted in
-    /// ``EventBusStatistics/failed``, logged, and passed to the bus's error handler as
-    /// ``EventDrivenError/handlerFailed(eventType:error:)``.
+    /// An error does not stop the thread or later deliveries: the delivery is counted in
+    /// ``EventBusStatistics/failed``, posted as a dead letter (``DeadLetter/Reason/failed``),
+    /// logged, and passed to the bus's error handler as
+    /// ``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``.
     @discardableResult
     public func addEventCallback<TEvent: Eventable>(
         _ type: TEvent.Type, _ callback: @escaping @Sendable (TEvent, EventMetadata) throws -> Void
     ) -> EventListenerHandle {
-        let isolate = _ErrorIsolation(bus: bus, eventType: String(reflecting: type))
-        return addEventCallback(type) { (event: TEvent, metadata: EventMetadata) in
-            isolate.run { try callback(event, metadata) }
-        }
+        _addEventCallback(type, _ErasedHandler(throwing: callback, failures: _FailureReport(bus: bus)))
     }
 }
 
-/// Runs a throwing handler and turns its error into a report, so that one failing handler
-/// never affects another.
-struct _ErrorIsolation: Sendable {
+/// Where a handler's error goes: the bus's error handler and log, as
+/// ``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``. Counting the failed
+/// delivery is the receiver's part, with every other outcome.
+@usableFromInline
+struct _FailureReport: Sendable {
     private weak let bus: EventBus?
-    private let counters: _BusCounters
-    private let eventType: String
 
-    init(bus: EventBus, eventType: String) {
+    @usableFromInline
+    init(bus: EventBus) {
         self.bus = bus
-        self.counters = bus.counters
-        self.eventType = eventType
     }
 
-    @inline(__always)
-    func run(_ body: () throws -> Void) {
-        do {
-            try body()
-        } catch {
-            counters.failed.add(1, ordering: .relaxed)
-            bus?.reportHandlerFailure(error, eventType: eventType)
-        }
+    func report(_ error: any Error, _ envelope: _EventEnvelope, receiver: String) {
+        bus?.report(
+            .handlerFailed(event: envelope.event, metadata: envelope.metadata, receiver: receiver, error: error))
     }
 }

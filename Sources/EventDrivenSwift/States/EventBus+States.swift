@@ -14,35 +14,61 @@ extension EventBus {
     ///   (reported as ``EventDrivenError/busShutDown(bus:eventType:)``).
     @discardableResult
     public func set<Value>(_ state: EventState<Value>, to value: Value) -> Bool {
+        dispatches.enter()
+        defer { dispatches.leave() }
         guard !isShutDown else {
             counters.rejected.add(1, ordering: .relaxed)
             report(.busShutDown(bus: label, eventType: state.description))
             return false
         }
         let cell = stores.states.cell(for: state)
-        // Serial subscribers are enqueued under the state's lock, so changes reach them in order
-        // and never interleave with a new subscriber's first value; handlers that run inside
-        // `send` run after the lock is released, so they may use the bus freely.
-        let (changed, envelope, onSender) = cell.withLock { slot -> (Bool, _EventEnvelope?, [_Subscription]) in
-            guard slot.value != value else { return (false, nil, []) }
-            slot.value = value
-            slot.version += 1
-            guard let route = registry.withLock({ $0.channels[state.identity] }) else { return (true, nil, []) }
-            let envelope = stateEnvelope(value, version: slot.version)
-            var onSender: [_Subscription] = []
-            for subscription in route.subscriptions {
-                if subscription.target.runsOnSender {
-                    onSender.append(subscription)
-                } else {
-                    subscription.send(envelope, counters: counters, tasks: tasks)
-                }
+        // The value's `==` is user code: it runs outside the lock, against a version that the
+        // change then requires to be still current.
+        while true {
+            let (current, version) = cell.withLock { ($0.value, $0.version) }
+            if current == value { return false }
+            guard let change = cell.withLock({ slot in commit(value, ifAt: version, to: &slot, of: state) }) else {
+                continue
             }
-            return (true, envelope, onSender)
+            _ = consume current
+            if change.publishes { cell.publish(counters: counters, tasks: tasks) }
+            for subscription in change.onSender {
+                subscription.send(change.envelope, counters: counters, tasks: tasks)
+            }
+            return true
         }
-        if let envelope {
-            for subscription in onSender { subscription.send(envelope, counters: counters, tasks: tasks) }
+    }
+
+    /// What one committed change leaves to do outside the lock; its replaced value and its route
+    /// are freed there too.
+    private struct _CommittedChange<Value> {
+        let replaced: Value?
+        let route: _Route?
+        let envelope: _EventEnvelope
+        /// Subscribers that run on the setter's thread (synchronous): each setter serves its own.
+        let onSender: [_Subscription]
+        /// The setter must publish the outbox (see ``_StateCell``).
+        let publishes: Bool
+    }
+
+    /// Makes `value` current if the state is still at `version`; `nil` if another change came first.
+    private func commit<Value>(
+        _ value: Value, ifAt version: UInt64, to slot: inout _StateCell<Value>.Slot, of state: EventState<Value>
+    ) -> _CommittedChange<Value>? {
+        guard slot.version == version else { return nil }
+        let replaced = slot.value
+        slot.value = value
+        slot.version += 1
+        let route = registry.withLock { $0.channels[state.identity] }
+        let envelope = stateEnvelope(value, version: slot.version)
+        var onSender: [_Subscription] = []
+        var inOrder: [_Subscription] = []
+        for subscription in route?.subscriptions ?? [] {
+            if subscription.target.runsOnSender { onSender.append(subscription) } else { inOrder.append(subscription) }
         }
-        return changed
+        let publishes = !inOrder.isEmpty && slot.post(_StatePublication(envelope: envelope, subscriptions: inOrder))
+        return _CommittedChange(
+            replaced: replaced, route: route, envelope: envelope, onSender: onSender, publishes: publishes)
     }
 
     /// The current value of `state` on this bus, or `nil` if it was never set; it does not
@@ -54,7 +80,9 @@ extension EventBus {
     /// Forgets the current value of `state` without notifying anyone: new subscribers get no
     /// first value, and the next `set` is a change whatever its value.
     public func removeValue<Value>(of state: EventState<Value>) {
-        stores.states.existingCell(for: state)?.withLock { slot in slot.value = nil }
+        // The value is freed outside the lock: its `deinit` is user code.
+        let removed = stores.states.existingCell(for: state)?.withLock { slot in slot.value.take() }
+        _ = consume removed
     }
 
     // MARK: Subscribing
@@ -109,16 +137,16 @@ extension EventBus {
             channel: state.identity, registrar: registrar, handler: handler)
         prepare(subscription)
         let cell = stores.states.cell(for: state)
-        // Registering and enqueueing the current value under the state's lock puts the value
-        // ahead of every later change in a serial subscriber's mailbox.
-        let replay = cell.withLock { slot -> _EventEnvelope? in
+        // Registering and queueing the current value under the state's lock puts the value
+        // ahead of every later change in the outbox, and so in a serial subscriber's mailbox.
+        let (replay, publishes) = cell.withLock { slot -> (_EventEnvelope?, Bool) in
             register(subscription)
-            guard let value = slot.value else { return nil }
+            guard let value = slot.value else { return (nil, false) }
             let envelope = stateEnvelope(value, version: slot.version)
-            if subscription.target.runsOnSender { return envelope }
-            subscription.send(envelope, counters: counters, tasks: tasks)
-            return nil
+            if subscription.target.runsOnSender { return (envelope, false) }
+            return (nil, slot.post(_StatePublication(envelope: envelope, subscriptions: [subscription])))
         }
+        if publishes { cell.publish(counters: counters, tasks: tasks) }
         if let replay { subscription.send(replay, counters: counters, tasks: tasks) }
         return subscription
     }

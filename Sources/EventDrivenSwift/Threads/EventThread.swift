@@ -108,16 +108,25 @@ open class EventThread: ObservableClass, @unchecked Sendable {
             bus.report(error)
             return EventListenerHandle(failedWith: error)
         }
-        guard !isCancelled else {
+        let subscription = _Subscription(
+            type, owner: nil, target: .mailbox(mailbox), interest: .all, registrar: registrar,
+            handlers: callback)
+        // The flag is checked under the lock that `cancel` sets it under: either the cancel
+        // finds the subscription in the list, or the subscription sees the cancel.
+        let accepted = subscriptions.withLock { subscriptions in
+            guard !isCancelled else { return false }
+            subscriptions.append(subscription)
+            return true
+        }
+        guard accepted else {
             let error = EventDrivenError.threadCancelled(thread: String(describing: Swift.type(of: self)))
             bus.report(error)
             return EventListenerHandle(failedWith: error)
         }
-        let subscription = _Subscription(
-            type, owner: nil, target: .mailbox(mailbox), interest: .all, registrar: registrar,
-            handlers: callback)
-        subscriptions.withLock { $0.append(subscription) }
         registrar.register(subscription)
+        // A cancel between the append and the registration unregistered it before it was
+        // registered; it is inactive now, so remove what the registration left.
+        if !subscription.isActive { registrar.unregister(subscription) }
         return EventListenerHandle(subscription)
     }
 
@@ -146,11 +155,12 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     /// references are gone.
     @discardableResult
     open func cancel(draining: Bool = false) -> Int {
-        guard !isCancelledFlag.exchange(true, ordering: .acquiringAndReleasing) else { return 0 }
-        let registered = subscriptions.withLock { subscriptions in
+        let registered: [_Subscription]? = subscriptions.withLock { subscriptions in
+            guard !isCancelledFlag.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
             defer { subscriptions = [] }
             return subscriptions
         }
+        guard let registered else { return 0 }
         for subscription in registered { registrar.unregister(subscription) }
         var discarded = 0
         if draining {

@@ -1,0 +1,78 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EventDrivenSwift
+
+/// A state's changes reach its subscribers in order without a lock held while they are handed
+/// over (issue 12 §3.1, issue 13.6).
+@Suite("C3: state changes, in order and outside the state's lock")
+struct StateOrderingTests {
+    private static let level = EventState<Int>(label: "level")
+
+    /// A thread whose mailbox holds one event and makes producers wait when full.
+    private final class Tight: EventThread, @unchecked Sendable {  // no state of its own
+        override class var mailboxPolicy: EventMailboxPolicy {
+            .bounded(capacity: 1, whenFull: .blockProducer(timeout: nil))
+        }
+    }
+
+    @Test("C3 (issue 12 §3.1): a blocking subscriber's handler may read the state while a setter waits for room")
+    func setterBlockedOnAFullMailbox() async {
+        let bus = EventBus(label: #function)
+        let tight = Tight(bus: bus)
+        let gate = CoreGate()
+        let seen = CoreRecorder<Int>()
+        bus.subscribe(Self.level, on: .thread(tight)) { value in
+            if value == 1 { gate.block() }
+            seen.append(bus.value(of: Self.level) ?? -1)
+        }
+        bus.set(Self.level, to: 1)
+        await gate.waitUntilEntered()
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            bus.set(Self.level, to: 2)  // fills the mailbox
+            bus.set(Self.level, to: 3)  // waits for room
+            finished.signal()
+        }.start()
+        let blocked = await coreEventually { tight.mailbox.state.withLock { $0.blockedProducers } == 1 }
+        #expect(blocked)
+        gate.open()
+        // A failure detector, not a synchronization: the set returns as soon as there is room.
+        let returned = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async {
+                continuation.resume(returning: finished.wait(timeout: .now() + 10) == .success)
+            }
+        }
+        #expect(returned, "the handler and the blocked setter deadlocked on the state's lock")
+        guard returned else { return }
+        await bus.drain()
+        #expect(seen.count == 3)
+        tight.cancel()
+        await bus.shutdown()
+    }
+
+    @Test("C3 (issue 13.6): a state's values stream never repeats a value, under concurrent setters")
+    func valuesStreamNeverRepeats() async {
+        let bus = EventBus(label: #function)
+        let stream = bus.values(of: Self.level)
+        let consumer = Task {
+            var values: [Int] = []
+            for await value in stream { values.append(value) }
+            return values
+        }
+        let changes = CoreCounter()
+        let setsPerThread = coreUnderThreadSanitizer ? 2_000 : 20_000
+        await coreOnThreads(4) { thread in
+            for index in 0..<setsPerThread where bus.set(Self.level, to: (index + thread) % 2) {
+                changes.increment()
+            }
+        }
+        await bus.shutdown()
+        let values = await consumer.value
+        #expect(values.count == changes.count, "every change, once")
+        let repeats = zip(values, values.dropFirst()).filter { $0 == $1 }.count
+        #expect(repeats == 0, "consecutive equal values")
+    }
+}
