@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "EventDrivenSwift", targets: ["EventDrivenSwift"]),
         .library(name: "ThreadSafeSwift", targets: ["ThreadSafeSwift"]),
         .library(name: "Observable", targets: ["Observable"]),
+        .library(name: "EventDrivenSwiftTesting", targets: ["EventDrivenSwiftTesting"]),
         .executable(name: "TemperatureDemo", targets: ["TemperatureDemo"]),
     ],
     dependencies: [
@@ -31,6 +32,9 @@ let package = Package(
         .executableTarget(
             name: "TemperatureDemo",
             dependencies: ["EventDrivenSwift", .product(name: "Logging", package: "swift-log")]),
+        // The test kit for users' own tests (SPEC K1): no test framework at link time.
+        .target(name: "EventDrivenSwiftTesting", dependencies: ["EventDrivenSwift"]),
+        .testTarget(name: "EventDrivenSwiftTestingTests", dependencies: ["EventDrivenSwiftTesting"]),
         .testTarget(
             name: "EventDrivenSwiftTests",
             dependencies: ["EventDrivenSwift", .product(name: "Logging", package: "swift-log")]),

@@ -39,6 +39,8 @@ public final class EventBus: Sendable {
     /// State values and consumers (Channels/, States/, Consumers/).
     let stores = _BusStores()
     let scheduledEvents = _BusSchedule()
+    /// Set once by the test kit's synchronous bus (Testing/EventBus+Testing.swift).
+    let synchronousForTesting = Atomic<Bool>(false)
     /// Warns once when main-actor deliveries wait for a main queue that does not run.
     let mainQueueWatch: _MainQueueWatch
 

@@ -137,6 +137,7 @@ extension EventBus {
     /// Resolves `executeOn` to a delivery target at registration time; `isolation` is the
     /// registering caller's (`#isolation`).
     func target(for executeOn: ExecuteEventOn, isolation: (any Actor)?) -> _DeliveryTarget {
+        if let target = testingTarget(for: executeOn) { return target }  // Testing/EventBus+Testing.swift
         switch executeOn {
         case .listenerThread: return .mailbox(listenerMailbox)
         case .taskThread: return .task

@@ -1,0 +1,48 @@
+import Dispatch
+import Synchronization
+
+// Hooks for the EventDrivenSwiftTesting product, reached with `@_spi(Testing) import
+// EventDrivenSwift`. They are not part of the library's API: the test kit wraps them in its own.
+
+extension EventBus {
+    /// Creates a bus on which every listener delivers synchronously, for tests.
+    ///
+    /// Every `executeOn` except ``ExecuteEventOn/mainActor`` resolves to
+    /// ``ExecuteEventOn/synchronous`` when the listener registers, so a dispatch has run those
+    /// handlers, in registration order, when it returns. Main-actor listeners keep the main actor:
+    /// their callbacks may assume it.
+    @_spi(Testing)
+    public convenience init(synchronousForTestingLabel label: String) {
+        self.init(label: label)
+        synchronousForTesting.store(true, ordering: .releasing)
+    }
+
+    /// `true` for a bus made by ``init(synchronousForTestingLabel:)``.
+    @_spi(Testing)
+    public var isSynchronousForTesting: Bool {
+        synchronousForTesting.load(ordering: .acquiring)
+    }
+
+    /// Dispatches `event` with the given metadata, so that a test clock can choose its times.
+    @_spi(Testing)
+    public func dispatch<E: Eventable>(_ event: E, testingMetadata metadata: EventMetadata) {
+        dispatch(event, metadata: metadata)
+    }
+
+    /// The target a test bus gives a listener that asked for `executeOn`, or `nil` for the usual one.
+    func testingTarget(for executeOn: ExecuteEventOn) -> _DeliveryTarget? {
+        guard executeOn != .mainActor, isSynchronousForTesting else { return nil }
+        return .synchronous
+    }
+}
+
+extension EventMetadata {
+    /// Metadata with times a test chooses.
+    @_spi(Testing)
+    public init(
+        testingPriority priority: EventPriority, method: EventDispatchMethod, dispatchTime: DispatchTime,
+        scheduledTime: DispatchTime?
+    ) {
+        self.init(priority: priority, method: method, dispatchTime: dispatchTime, scheduledTime: scheduledTime)
+    }
+}

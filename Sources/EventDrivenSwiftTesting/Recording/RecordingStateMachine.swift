@@ -1,0 +1,73 @@
+/// What a recorder holds: the records in arrival order, the position of ``EventRecorder/next(timeout:)``,
+/// and who waits for how many records.
+///
+/// A pure value: every transition returns the waiters to resume, and the storage resumes them
+/// outside its lock. `Waiter` is a continuation in the storage and a plain value in the tests.
+struct _RecordingStateMachine<Record, Waiter> {
+    private(set) var records: [Record] = []
+    /// The index of the record the next call of `next` returns.
+    private(set) var cursor = 0
+    private var waiters: [(id: UInt64, count: Int, waiter: Waiter)] = []
+    /// Waits cancelled before they were registered (their task was cancelled meanwhile).
+    private var cancelledEarly: Set<UInt64> = []
+
+    /// How a wait ends at once, or that it must wait.
+    enum WaitAction {
+        case resume(Waiter)
+        case cancel(Waiter)
+        case wait
+    }
+
+    /// Appends `record`. Returns the waiters that now have as many records as they wanted.
+    mutating func record(_ record: Record) -> [Waiter] {
+        records.append(record)
+        guard !waiters.isEmpty else { return [] }
+        let count = records.count
+        let ready = waiters.filter { $0.count <= count }.map(\.waiter)
+        waiters.removeAll { $0.count <= count }
+        return ready
+    }
+
+    /// Registers `waiter` until `count` records exist, unless they exist already or the wait
+    /// was cancelled first.
+    mutating func wait(id: UInt64, untilCount count: Int, _ waiter: Waiter) -> WaitAction {
+        if cancelledEarly.remove(id) != nil { return .cancel(waiter) }
+        if records.count >= count { return .resume(waiter) }
+        waiters.append((id, count, waiter))
+        return .wait
+    }
+
+    /// Removes the wait `id`. Returns its waiter if it was still waiting; otherwise remembers the
+    /// id, in case the wait has not been registered yet.
+    mutating func cancel(id: UInt64) -> Waiter? {
+        if let index = waiters.firstIndex(where: { $0.id == id }) {
+            return waiters.remove(at: index).waiter
+        }
+        cancelledEarly.insert(id)
+        return nil
+    }
+
+    /// Forgets an early cancellation of `id` that never met its wait (the wait ended first).
+    mutating func forget(id: UInt64) {
+        cancelledEarly.remove(id)
+    }
+
+    /// Takes the position of the next record for `next`.
+    mutating func reserveNext() -> Int {
+        defer { cursor += 1 }
+        return cursor
+    }
+
+    /// Gives back a position taken by ``reserveNext()`` whose wait failed, if it was the last one taken.
+    mutating func unreserve(_ index: Int) {
+        if cursor == index + 1 { cursor = index }
+    }
+
+    /// Forgets every record; `next` starts again with the next record to arrive.
+    mutating func removeAllRecords() {
+        records.removeAll()
+        cursor = 0
+    }
+}
+
+extension _RecordingStateMachine: Sendable where Record: Sendable, Waiter: Sendable {}
