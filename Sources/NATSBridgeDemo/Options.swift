@@ -11,7 +11,7 @@ struct Options {
         common: [--storage file|memory] [--prefix eds] [--stream EDS]
 
         produce  dispatches N OrderPlaced events on a local bus that exports them, waits for every
-                 publish ack, and prints {"produced":N,"acknowledged":…,"duplicates":…,"failed":…}.
+                 publish ack, and prints {"produced":N,"acknowledged":…,"duplicates":…,"unacknowledged":…}.
         work     handles OrderPlaced events in a competing group (or every event with --broadcast)
                  and prints one line per handled event: {"msgId":"…","orderID":1,"pid":123};
                  first {"ready":true,"pid":…} once its consumer is set up. --fail makes every

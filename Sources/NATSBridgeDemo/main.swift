@@ -26,12 +26,12 @@ func bridgeConfiguration(_ options: Options) throws -> NATSBridgeConfiguration {
 func produce(_ options: Options, bridge: NATSBridge, bus: EventBus) async throws {
     let count = try options.int("count", 1_000)
     let first = try options.int("first-id", 1)
-    let window = try options.int("window", 20_000)
+    let window = try options.int("window", 4_096)
     try bridge.export(OrderPlaced.self)
     let started = ContinuousClock.now
     for orderID in first..<(first + count) {
         bus.queue(OrderPlaced(orderID: orderID, customerID: orderID % 97, amount: Double(orderID % 1_000) + 0.5))
-        if orderID % 1_000 == 0 { await bridge.waitForExports(below: window) }
+        if orderID % 256 == 0 { await bridge.waitForExports(below: window) }
     }
     await bus.drain()
     await bridge.waitForExports()
@@ -39,7 +39,7 @@ func produce(_ options: Options, bridge: NATSBridge, bus: EventBus) async throws
     let statistics = bridge.statistics
     emit(
         "{\"produced\":\(count),\"acknowledged\":\(statistics.acknowledged),\"duplicates\":\(statistics.duplicates),"
-            + "\"failed\":\(statistics.publishFailures),\"retries\":\(statistics.publishRetries),"
+            + "\"unacknowledged\":\(statistics.publishFailures),\"retries\":\(statistics.publishRetries),"
             + "\"seconds\":\(seconds)}")
 }
 

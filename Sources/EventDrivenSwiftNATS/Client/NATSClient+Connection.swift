@@ -83,7 +83,13 @@ extension NATSClient {
                         _NATSChannelHandler(handshake: handshake, hooks: hooks))
                 }
             }
-        let channel = try await bootstrap.connect(host: host, port: port).get()
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: port).get()
+        } catch {
+            handshake.fail(error)
+            throw error
+        }
         let timer = loop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds * 1_000_000_000))) {
             handshake.fail(NATSError.timeout)
         }
