@@ -75,6 +75,30 @@ extension NATSServerTests {
         }
     }
 
+    @Test("K3: SIGTERM stops a worker gracefully: what it held is handled and acknowledged, the rest goes to another")
+    func gracefulShutdownAcknowledgesWhatItHolds() async throws {
+        try await withNATSServer { server in
+            let count = 2_000
+            _ = try await produce(count, server: server)
+            let first = try await startWorkers(1, server: server, ["--group", "workers", "--handle-ms", "1"])[0]
+            #expect(await first.waitForStdout(timeout: .seconds(30)) { $0.count > 100 })
+            first.terminate()
+            #expect(await first.waitForExit(timeout: .seconds(30)) == 0)
+            // The default ack wait is 30 s: anything the first worker left unacknowledged would not
+            // reach the second one within this test.
+            let second = try await startWorkers(1, server: server, ["--group", "workers"])[0]
+            let complete = await poll(timeout: .seconds(20)) {
+                first.handledCount + second.handledCount >= count
+            }
+            #expect(complete, "handled \(first.handledCount) + \(second.handledCount) of \(count)")
+            let ids = first.handledOrderIDs + second.handledOrderIDs
+            #expect(ids.count == count && Set(ids) == Set(1...count))
+            #expect(first.handledCount < count, "the first worker was stopped before the end")
+            second.terminate()
+            _ = await second.waitForExit(timeout: .seconds(10))
+        }
+    }
+
     @Test("X2: broadcast to three processes gives each every event")
     func broadcastToThree() async throws {
         try await withNATSServer { server in
