@@ -23,6 +23,8 @@ public struct NATSHeaders: Sendable, Equatable, Sequence {
     /// The first value of `name`, or `nil`; setting replaces every value of `name`.
     public subscript(name: String) -> String? {
         get {
+            // Exact spelling first: what peers send in practice, and no allocation.
+            if let exact = fields.first(where: { $0.name == name }) { return exact.value }
             let lowered = name.lowercased()
             return fields.first { $0.name.lowercased() == lowered }?.value
         }

@@ -2,21 +2,21 @@ import NIOCore
 
 /// Writes client operations in the NATS text protocol. Pure: it only appends bytes.
 enum NATSCommandEncoder {
-    /// `PUB` or, with headers, `HPUB`.
+    /// `PUB` or, with headers, `HPUB`; written straight into `out`, with no intermediate copy.
     static func publish(
         subject: String, replyTo: String?, headers: NATSHeaders?, payload: ByteBuffer, into out: inout ByteBuffer
     ) {
-        let headerBlock = headers.flatMap { $0.isEmpty ? nil : encodeHeaders($0) }
-        if let headerBlock {
+        if let headers, !headers.isEmpty {
+            let headerLength = headerBlockLength(headers)
             out.writeStaticString("HPUB ")
             out.writeString(subject)
             if let replyTo { out.writeStaticString(" "); out.writeString(replyTo) }
             out.writeStaticString(" ")
-            out.writeString(String(headerBlock.count))
+            out.writeString(String(headerLength))
             out.writeStaticString(" ")
-            out.writeString(String(headerBlock.count + payload.readableBytes))
+            out.writeString(String(headerLength + payload.readableBytes))
             out.writeStaticString("\r\n")
-            out.writeBytes(headerBlock)
+            writeHeaderBlock(headers, into: &out)
         } else {
             out.writeStaticString("PUB ")
             out.writeString(subject)
@@ -56,12 +56,23 @@ enum NATSCommandEncoder {
     static func ping(into out: inout ByteBuffer) { out.writeStaticString("PING\r\n") }
     static func pong(into out: inout ByteBuffer) { out.writeStaticString("PONG\r\n") }
 
+    /// The size of `NATS/1.0\r\nName: Value\r\n…\r\n`.
+    static func headerBlockLength(_ headers: NATSHeaders) -> Int {
+        var length = 12  // "NATS/1.0\r\n" and the closing "\r\n"
+        for (name, value) in headers { length += name.utf8.count + value.utf8.count + 4 }
+        return length
+    }
+
     /// `NATS/1.0\r\nName: Value\r\n…\r\n`.
-    static func encodeHeaders(_ headers: NATSHeaders) -> [UInt8] {
-        var text = "NATS/1.0\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        text += "\r\n"
-        return Array(text.utf8)
+    static func writeHeaderBlock(_ headers: NATSHeaders, into out: inout ByteBuffer) {
+        out.writeStaticString("NATS/1.0\r\n")
+        for (name, value) in headers {
+            out.writeString(name)
+            out.writeStaticString(": ")
+            out.writeString(value)
+            out.writeStaticString("\r\n")
+        }
+        out.writeStaticString("\r\n")
     }
 
     /// Whether `token` can be a subject, queue group or header part: no whitespace, no CR/LF.

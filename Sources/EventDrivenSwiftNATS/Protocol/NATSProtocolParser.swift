@@ -9,8 +9,8 @@ struct NATSProtocolParser {
     /// A control line longer than this without a line end is a protocol error.
     var maximumControlLineLength = 4096
 
-    private static let cr = UInt8(ascii: "\r")
-    private static let lf = UInt8(ascii: "\n")
+    static let cr = UInt8(ascii: "\r")
+    static let lf = UInt8(ascii: "\n")
 
     /// The next complete frame in `buffer`, consuming it; `nil` when more bytes are needed.
     /// - Throws: ``NATSError/protocolError(_:)`` for bytes that are not the protocol.
@@ -109,27 +109,37 @@ struct NATSProtocolParser {
 
     /// `NATS/1.0[ status[ description]]` then `Name: Value` lines, then an empty line.
     static func parseHeaders(_ block: ByteBuffer) throws -> NATSHeaders {
-        let text = String(decoding: block.readableBytesView, as: UTF8.self)
-        var lines = text.components(separatedBy: "\r\n")
-        guard let version = lines.first, version.hasPrefix("NATS/1.0") else {
+        let bytes = block.readableBytesView
+        var lines: [ByteBufferView.SubSequence] = []
+        var start = bytes.startIndex
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == lf {
+                var end = index
+                if end > start, bytes[end - 1] == cr { end -= 1 }
+                lines.append(bytes[start..<end])
+                start = index + 1
+            }
+            index += 1
+        }
+        if start < bytes.endIndex { lines.append(bytes[start..<bytes.endIndex]) }
+        guard let version = lines.first, version.starts(with: "NATS/1.0".utf8) else {
             throw NATSError.protocolError("headers do not start with NATS/1.0")
         }
-        lines.removeFirst()
         var headers = NATSHeaders()
-        let statusPart = version.dropFirst("NATS/1.0".count).trimmingCharacters(in: .whitespaces)
+        let statusPart = version.dropFirst(8).drop { $0 == UInt8(ascii: " ") }
         if !statusPart.isEmpty {
-            let code = statusPart.prefix { $0.isNumber }
-            headers.status = Int(code)
-            let description = statusPart.dropFirst(code.count).trimmingCharacters(in: .whitespaces)
-            headers.statusDescription = description.isEmpty ? nil : description
+            let code = statusPart.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            headers.status = integer(code).map { Int($0) }
+            let description = statusPart.dropFirst(code.count).drop { $0 == UInt8(ascii: " ") }
+            headers.statusDescription = description.isEmpty ? nil : String(decoding: description, as: UTF8.self)
         }
-        for line in lines where !line.isEmpty {
-            guard let colon = line.firstIndex(of: ":") else {
+        for line in lines.dropFirst() where !line.isEmpty {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
                 throw NATSError.protocolError("header line without a colon")
             }
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers.append(name, value)
+            let value = line[(colon + 1)...].drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            headers.append(String(decoding: line[..<colon], as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
         return headers
     }
