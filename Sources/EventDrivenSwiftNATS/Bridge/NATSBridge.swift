@@ -3,7 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import ServiceLifecycle
 
-/// Carries events of registered types between a local ``EventDrivenSwift/EventBus`` and a
+/// Carries events of registered types between a local `EventBus` and a
 /// broker, so that several processes share a bus.
 ///
 /// ```swift

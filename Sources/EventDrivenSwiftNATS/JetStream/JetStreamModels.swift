@@ -1,7 +1,12 @@
 /// A stream's configuration: the part the bridge sets and checks.
 public struct JetStreamStreamConfiguration: Codable, Sendable, Equatable {
     /// How a stream stores its messages.
-    public enum Storage: String, Codable, Sendable { case file, memory }
+    public enum Storage: String, Codable, Sendable {
+        /// On disk: survives a server restart.
+        case file
+        /// In memory: faster, lost when the server stops.
+        case memory
+    }
 
     /// The stream's name (`EDS` by default).
     public var name: String
