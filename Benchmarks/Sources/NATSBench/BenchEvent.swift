@@ -33,3 +33,12 @@ func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
 }
+
+/// CPU time (user + system), in microseconds, of this process (`RUSAGE_SELF`) or of its
+/// children that have exited and been waited for (`RUSAGE_CHILDREN`).
+func cpuMicroseconds(children: Bool) -> Double {
+    var usage = rusage()
+    getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+}

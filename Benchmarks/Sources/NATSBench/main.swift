@@ -31,6 +31,8 @@ default:
 
 struct Figures {
     var exported: [Double] = [], consumed: [Double] = [], p50: [Double] = [], p99: [Double] = []
+    /// CPU µs per event of the producer process and of the worker process (raw: both clients).
+    var producerCPU: [Double] = [], workerCPU: [Double] = []
 }
 
 func runAll() async throws {
@@ -47,13 +49,17 @@ func runAll() async throws {
             defer { server.stop() }
             let common = ["--server", server.url, "--storage", storage]
             // Export: a producer alone builds a backlog.
+            var cpu = cpuMicroseconds(children: true)
             let producer = try Child(me, ["producer", "--count", String(count)] + common)
             producer.process.waitUntilExit()
             let exported = try result(producer, "producer")
+            let producerCPU = (cpuMicroseconds(children: true) - cpu) / Double(count)
             // Consume: a worker drains the backlog with acks.
+            cpu = cpuMicroseconds(children: true)
             let worker = try Child(me, ["worker", "--count", String(count)] + common)
             worker.process.waitUntilExit()
             let consumed = try result(worker, "worker")
+            let workerCPU = (cpuMicroseconds(children: true) - cpu) / Double(count)
             // Latency: a live worker, a paced producer.
             let live = try Child(me, ["worker", "--count", String(samples)] + common)
             _ = await live.wait(timeout: .seconds(30)) { $0.contains { $0.contains("\"ready\":true") } }
@@ -66,10 +72,15 @@ func runAll() async throws {
             figures.consumed.append(Double(count) / consumed["seconds"]!)
             figures.p50.append(latency["p50"]!)
             figures.p99.append(latency["p99"]!)
+            figures.producerCPU.append(producerCPU)
+            figures.workerCPU.append(workerCPU)
             jetStream[storage] = figures
             if storage == "memory" {
+                let cpu = cpuMicroseconds(children: false)
                 let baseline = try await rawBaseline(
                     server: server.url, count: count, latencySamples: samples, paceMicroseconds: pace)
+                // Both clients, over the throughput and the paced latency messages.
+                raw.workerCPU.append((cpuMicroseconds(children: false) - cpu) / Double(count + samples))
                 raw.exported.append(baseline.rate)
                 raw.consumed.append(baseline.rate)
                 raw.p50.append(baseline.p50)
@@ -100,16 +111,19 @@ func report(jetStream: [String: Figures], raw: Figures, runs: Int, samples: Int,
     print("- command: `cd Benchmarks && swift run -c release NATSBench --runs \(runs) --count \(count)`")
     print("- median (min–max) of \(runs) runs; latency: \(samples) events one every \(pace) µs")
     print("")
-    print("| path | exported events/s (async acks) | consumed events/s (group, acks) | p50 µs | p99 µs | consumed ÷ raw |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| path | exported events/s (async acks) | consumed events/s (group, acks) | p50 µs | p99 µs "
+            + "| consumed ÷ raw | producer CPU µs/event | worker CPU µs/event |")
+    print("|---|---|---|---|---|---|---|---|")
     for storage in ["memory", "file"] {
         let figures = jetStream[storage]!
         print(
             "| JetStream, \(storage) storage | \(cell(figures.exported)) | \(cell(figures.consumed)) | "
                 + "\(cell(figures.p50)) | \(cell(figures.p99)) | "
-                + String(format: "%.2f", median(figures.consumed) / rawRate) + " |")
+                + String(format: "%.2f", median(figures.consumed) / rawRate) + " | "
+                + "\(cell(figures.producerCPU, 1)) | \(cell(figures.workerCPU, 1)) |")
     }
     print(
         "| NATS core pub/sub (raw baseline) | \(cell(raw.exported)) | \(cell(raw.consumed)) | \(cell(raw.p50)) | "
-            + "\(cell(raw.p99)) | 1.00 |")
+            + "\(cell(raw.p99)) | 1.00 | both clients, one process: \(cell(raw.workerCPU, 1)) | |")
 }

@@ -68,8 +68,22 @@ struct NATSProtocolParser {
     private func parseMessage(
         line: ByteBufferView.SubSequence, lineLength: Int, buffer: inout ByteBuffer
     ) throws -> NATSServerFrame? {
-        let words = line.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
-        guard let op = words.first else { throw NATSError.protocolError("empty control line") }
+        // Word boundaries as index ranges: slicing the view per word would retain the buffer each time.
+        var words: [Range<Int>] = []
+        words.reserveCapacity(6)
+        var wordStart: Int?
+        for index in line.indices {
+            let byte = line[index]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                if let start = wordStart { words.append(start..<index) }
+                wordStart = nil
+            } else if wordStart == nil {
+                wordStart = index
+            }
+        }
+        if let start = wordStart { words.append(start..<line.endIndex) }
+        guard let opRange = words.first else { throw NATSError.protocolError("empty control line") }
+        let op = line[opRange]
         let opName = Self.upper(op)
         let hasHeaders: Bool
         switch opName {
@@ -81,18 +95,18 @@ struct NATSProtocolParser {
         guard words.count == 3 + sizeCount || words.count == 4 + sizeCount else {
             throw NATSError.protocolError("\(opName) with \(words.count - 1) arguments")
         }
-        guard let sid = Self.integer(words[2]) else { throw NATSError.protocolError("\(opName) with a bad sid") }
-        let replyTo: String? = words.count == 4 + sizeCount ? String(decoding: words[3], as: UTF8.self) : nil
-        guard let total = Self.integer(words[words.count - 1]) else {
+        guard let sid = Self.integer(line[words[2]]) else { throw NATSError.protocolError("\(opName) with a bad sid") }
+        let replyTo: String? = words.count == 4 + sizeCount ? String(decoding: line[words[3]], as: UTF8.self) : nil
+        guard let total = Self.integer(line[words[words.count - 1]]) else {
             throw NATSError.protocolError("\(opName) with a bad size")
         }
-        let headerSize = hasHeaders ? Self.integer(words[words.count - 2]) : 0
+        let headerSize = hasHeaders ? Self.integer(line[words[words.count - 2]]) : 0
         guard let headerSize, headerSize <= total else {
             throw NATSError.protocolError("\(opName) with a bad header size")
         }
         let needed = lineLength + Int(total) + 2
         guard buffer.readableBytes >= needed else { return nil }
-        let subject = String(decoding: words[1], as: UTF8.self)
+        let subject = String(decoding: line[words[1]], as: UTF8.self)
         buffer.moveReaderIndex(forwardBy: lineLength)
         var headers = NATSHeaders()
         if headerSize > 0 {
