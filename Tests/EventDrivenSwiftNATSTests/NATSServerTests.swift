@@ -8,7 +8,7 @@ import Testing
 
 /// Tests against a real `nats-server -js` of their own, one at a time (each starts its own
 /// server on a free port; children share the machine's two cores).
-@Suite("NATS with a server", .serialized)
+@Suite("NATS with a server", .serialized, .timeLimit(.minutes(5)))
 struct NATSServerTests {}
 
 struct OrderPlaced: Eventable, Codable, Equatable {
