@@ -38,7 +38,11 @@ func median(_ values: [Double]) -> Double {
 /// children that have exited and been waited for (`RUSAGE_CHILDREN`).
 func cpuMicroseconds(children: Bool) -> Double {
     var usage = rusage()
-    getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+    #if canImport(Glibc)
+        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+    #else
+        getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+    #endif
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
 }

@@ -25,6 +25,12 @@ case "producer":
         paceMicroseconds: option("pace-us", 0))
 case "worker":
     try await runWorker(server: string("server", ""), storage: string("storage", "memory"), count: count)
+case "raw":  // the baseline alone, against a server of its own (for profiling)
+    let server = try await Server()
+    let cpu = cpuMicroseconds(children: false)
+    let figures = try await rawBaseline(server: server.url, count: count, latencySamples: 100, paceMicroseconds: 1_000)
+    print("raw: \(figures), CPU µs/message \((cpuMicroseconds(children: false) - cpu) / Double(count + 100))")
+    server.stop()
 default:
     try await runAll()
 }

@@ -17,6 +17,7 @@ final class _Exporter: Sendable {
     private let counters: _BridgeCounters
     private let report: @Sendable (NATSBridgeError) -> Void
     private let inFlight = NIOLockedValueBox(InFlight())
+    private let messageIDs = _MessageIDs()
 
     init(
         transport: any EventTransport, configuration: NATSBridgeConfiguration, counters: _BridgeCounters,
@@ -33,7 +34,7 @@ final class _Exporter: Sendable {
         _ event: any Eventable, entry: NATSEventRegistry.Entry,
         completion: (@Sendable (Result<Void, NATSBridgeError>) -> Void)? = nil
     ) {
-        let messageID = UUID().uuidString
+        let messageID = messageIDs.next()
         let body: Data
         do {
             body = try entry.encode(event)
