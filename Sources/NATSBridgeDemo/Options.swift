@@ -16,7 +16,7 @@ struct Options {
                  and prints one line per handled event: {"msgId":"…","orderID":1,"pid":123};
                  first {"ready":true,"pid":…} once its consumer is set up. --fail makes every
                  handling throw, --fail-first K only the first K deliveries of each event;
-                 a failure prints {"failed":"<msgId>","orderID":…,"delivery":n,"pid":…}, a dead
+                 a failure prints {"failed":"<msgId>","orderID":…,"delivery":n,"pid":…,"atMs":…}, a dead
                  letter {"deadLetter":"<msgId>","reason":"…","pid":…}. The n-th retry waits
                  --retry-delay-ms × 2^(n-1). SIGTERM or SIGINT stops it gracefully.
         """

@@ -49,12 +49,14 @@ func work(_ options: Options, bridge: NATSBridge) throws {
     let failAlways = options.flags.contains("fail")
     let failFirst = try options.int("fail-first", 0)
     let handleTime = try options.int("handle-ms", 0)
+    let started = ContinuousClock.now
     try bridge.listen(OrderPlaced.self, mode: mode) { order, delivery in
         if handleTime > 0 { try await Task.sleep(for: .milliseconds(handleTime)) }
         if failAlways || delivery.deliveryCount <= failFirst {
+            let atMs = (ContinuousClock.now - started) / .milliseconds(1)
             emit(
                 "{\"failed\":\"\(delivery.messageID)\",\"orderID\":\(order.orderID),"
-                    + "\"delivery\":\(delivery.deliveryCount),\"pid\":\(pid)}")
+                    + "\"delivery\":\(delivery.deliveryCount),\"pid\":\(pid),\"atMs\":\(atMs)}")
             throw DemoFailure(orderID: order.orderID)
         }
         emit("{\"msgId\":\"\(delivery.messageID)\",\"orderID\":\(order.orderID),\"pid\":\(pid)}")

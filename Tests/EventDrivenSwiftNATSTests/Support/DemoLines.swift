@@ -15,10 +15,11 @@ struct DemoLine: Decodable {
     var duplicates: Int?
     var unacknowledged: Int?
     var seconds: Double?
+    var atMs: Double?
 
     enum CodingKeys: String, CodingKey {
         case msgId, orderID, pid, ready, failed, delivery, deadLetter, reason, produced, acknowledged, duplicates
-        case unacknowledged, seconds
+        case unacknowledged, seconds, atMs
     }
 
     static func parse(_ line: String) -> DemoLine? {
