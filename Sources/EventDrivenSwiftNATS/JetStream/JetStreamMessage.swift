@@ -67,23 +67,49 @@ public struct JetStreamPublishAck: Sendable, Equatable {
     /// Whether the server had already stored a message with the same `Nats-Msg-Id`.
     public var duplicate: Bool
 
-    /// Reads `{"stream":"EDS","seq":12,"duplicate":true}` without a JSON decoder (the hot path),
-    /// or throws the error the server sent instead.
+    /// Reads `{"stream":"EDS","seq":12,"duplicate":true}` by scanning its bytes (the hot path:
+    /// one per publish), or throws the error the server sent instead.
     static func parse(_ body: String) throws -> JetStreamPublishAck {
-        if body.contains("\"error\"") {
-            let response = try? JSONDecoderCache.decoder.decode(_ErrorOnly.self, from: Array(body.utf8))
+        let bytes = Array(body.utf8)
+        if find("\"error\"", in: bytes) != nil {
+            let response = try? JSONDecoderCache.decoder.decode(_ErrorOnly.self, from: bytes)
             throw response?.error ?? JetStreamAPIError(code: 0, errorCode: nil, errorDescription: body)
         }
-        func value(of key: String) -> Substring? {
-            guard let range = body.range(of: "\"\(key)\":") else { return nil }
-            let rest = body[range.upperBound...].drop { $0 == " " || $0 == "\"" }
-            return rest.prefix { $0 != "," && $0 != "}" && $0 != "\"" }
+        /// The bytes of the value after `"key":`, without quotes.
+        func value(of key: String) -> ArraySlice<UInt8>? {
+            guard var index = find("\"\(key)\":", in: bytes) else { return nil }
+            while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\"") {
+                index += 1
+            }
+            var end = index
+            while end < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "\"")].contains(bytes[end]) {
+                end += 1
+            }
+            return bytes[index..<end]
         }
-        guard let stream = value(of: "stream"), let sequence = value(of: "seq").flatMap({ UInt64($0) }) else {
+        guard let stream = value(of: "stream"), let digits = value(of: "seq"), !digits.isEmpty,
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else {
             throw JetStreamAPIError(code: 0, errorCode: nil, errorDescription: "unreadable publish ack: \(body)")
         }
+        let sequence = digits.reduce(UInt64(0)) { $0 &* 10 &+ UInt64($1 - UInt8(ascii: "0")) }
         return JetStreamPublishAck(
-            stream: String(stream), sequence: sequence, duplicate: value(of: "duplicate") == "true")
+            stream: String(decoding: stream, as: UTF8.self), sequence: sequence,
+            duplicate: value(of: "duplicate").map { $0.elementsEqual("true".utf8) } ?? false)
+    }
+
+    /// The index just past the first occurrence of `needle` in `bytes`.
+    private static func find(_ needle: String, in bytes: [UInt8]) -> Int? {
+        let pattern = Array(needle.utf8)
+        guard bytes.count >= pattern.count else { return nil }
+        var index = 0
+        while index <= bytes.count - pattern.count {
+            if bytes[index] == pattern[0], bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+                return index + pattern.count
+            }
+            index += 1
+        }
+        return nil
     }
 
     private struct _ErrorOnly: Decodable { var error: JetStreamAPIError? }
