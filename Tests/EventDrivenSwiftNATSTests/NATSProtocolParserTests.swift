@@ -118,5 +118,14 @@ struct NATSProtocolParserTests {
         #expect(throws: JetStreamAPIError.self) {
             try JetStreamPublishAck.parse("{\"error\":{\"code\":503,\"err_code\":10039,\"description\":\"no\"}}")
         }
+        let client = NATSClient(configuration: NATSClientConfiguration(servers: []))
+        func delivery(_ reply: String?) -> JetStreamMessage? {
+            JetStreamMessage(NATSMessage(subject: "eds.x", replyTo: reply, payload: ByteBuffer()), client: client)
+        }
+        let short = delivery("$JS.ACK.EDS.workers.3.42.40.1700000000000000000.7")
+        #expect(short?.deliveryCount == 3 && short?.streamSequence == 42)
+        let long = delivery("$JS.ACK.hub.ACCHASH.EDS.workers.2.99.98.1700000000000000000.0.RANDOM")
+        #expect(long?.deliveryCount == 2 && long?.streamSequence == 99)
+        #expect(delivery("_INBOX.x") == nil && delivery(nil) == nil && delivery("$JS.ACK.EDS.w.x.1.2.3.4") == nil)
     }
 }
