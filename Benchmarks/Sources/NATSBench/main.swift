@@ -58,13 +58,13 @@ func runAll() async throws {
             var cpu = cpuMicroseconds(children: true)
             let producer = try Child(me, ["producer", "--count", String(count)] + common)
             producer.process.waitUntilExit()
-            let exported = try result(producer, "producer")
+            let exported = try await result(producer, "producer")
             let producerCPU = (cpuMicroseconds(children: true) - cpu) / Double(count)
             // Consume: a worker drains the backlog with acks.
             cpu = cpuMicroseconds(children: true)
             let worker = try Child(me, ["worker", "--count", String(count)] + common)
             worker.process.waitUntilExit()
-            let consumed = try result(worker, "worker")
+            let consumed = try await result(worker, "worker")
             let workerCPU = (cpuMicroseconds(children: true) - cpu) / Double(count)
             // Latency: a live worker, a paced producer.
             let live = try Child(me, ["worker", "--count", String(samples)] + common)
@@ -72,7 +72,7 @@ func runAll() async throws {
             let paced = try Child(me, ["producer", "--count", String(samples), "--pace-us", String(pace)] + common)
             paced.process.waitUntilExit()
             live.process.waitUntilExit()
-            let latency = try result(live, "worker")
+            let latency = try await result(live, "worker")
             var figures = jetStream[storage]!
             figures.exported.append(Double(count) / exported["seconds"]!)
             figures.consumed.append(Double(count) / consumed["seconds"]!)
@@ -98,7 +98,9 @@ func runAll() async throws {
     report(jetStream: jetStream, raw: raw, runs: runs, samples: samples, pace: pace, started: started)
 }
 
-func result(_ child: Child, _ role: String) throws -> [String: Double] {
+func result(_ child: Child, _ role: String) async throws -> [String: Double] {
+    // The last line can still be in the pipe when the process has exited.
+    _ = await child.wait(timeout: .seconds(10)) { $0.contains { $0.contains("\"seconds\"") } }
     guard let line = child.out.last(where: { $0.contains("\"seconds\"") }),
         let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
     else { throw BenchError.childFailed(role + ": " + child.err.suffix(5).joined(separator: "\n")) }

@@ -65,6 +65,8 @@ func produce(_ count: Int, server: NATSServerProcess, extra: [String] = [], time
         producer.kill9()
         throw DemoError.timedOut("producer: " + producer.stderr.suffix(5).joined(separator: "\n"))
     }
+    // The last line can still be in the pipe when the process has exited.
+    await producer.waitForStdout(timeout: .seconds(10)) { lines in lines.contains { $0.hasPrefix("{\"produced\"") } }
     guard let summary = producer.demoLines.last(where: { $0.produced != nil }) else {
         throw DemoError.noSummary(producer.stderr.joined(separator: "\n"))
     }
