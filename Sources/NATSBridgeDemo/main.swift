@@ -45,7 +45,8 @@ func produce(_ options: Options, bridge: NATSBridge, bus: EventBus) async throws
 
 func work(_ options: Options, bridge: NATSBridge) throws {
     let pid = ProcessInfo.processInfo.processIdentifier
-    let mode: NATSImportMode = options.flags.contains("broadcast") ? .broadcast : .group(options.string("group", "workers"))
+    let mode: NATSImportMode =
+        options.flags.contains("broadcast") ? .broadcast : .group(options.string("group", "workers"))
     let failAlways = options.flags.contains("fail")
     let failFirst = try options.int("fail-first", 0)
     let handleTime = try options.int("handle-ms", 0)

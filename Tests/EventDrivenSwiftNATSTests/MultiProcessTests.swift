@@ -127,7 +127,8 @@ extension NATSServerTests {
                 1, server: server, ["--group", "workers", "--fail", "--max-deliver", "3", "--retry-delay-ms", "200"])
             let worker = workers[0]
             _ = try await produce(1, server: server)
-            #expect(await worker.waitForStdout(timeout: .seconds(30)) { $0.contains { $0.hasPrefix("{\"deadLetter\"") } })
+            #expect(
+                await worker.waitForStdout(timeout: .seconds(30)) { $0.contains { $0.hasPrefix("{\"deadLetter\"") } })
             // The worker stamps each failure with its own clock: the reader's clock adds pipe jitter.
             let failures = worker.demoLines.filter { $0.failed != nil }
             #expect(failures.map(\.delivery) == [1, 2, 3])
@@ -155,7 +156,10 @@ extension NATSServerTests {
             let raw = try RawNATSSocket(port: server.port)
             #expect(await raw.handshake())
             raw.send("SUB eds.deadletter.> 1\r\n")
-            raw.send(rawPublish("eds.orders.placed", headers: ["Nats-Msg-Id: bad-1", "Eds-Event: orders.placed"], body: "{not json"))
+            raw.send(
+                rawPublish(
+                    "eds.orders.placed", headers: ["Nats-Msg-Id: bad-1", "Eds-Event: orders.placed"], body: "{not json")
+            )
             raw.send(
                 rawPublish(
                     "eds.orders.placed", headers: ["Nats-Msg-Id: unknown-1", "Eds-Event: orders.unknown"],
@@ -168,9 +172,10 @@ extension NATSServerTests {
             #expect(copies.contains("Eds-Error: undecodable body for orders.placed"))
             #expect(copies.contains("Eds-Error: unknown event name 'orders.unknown'"))
             #expect(copies.contains("{not json"))
-            #expect(await worker.waitForStdout(timeout: .seconds(10)) { lines in
-                lines.filter { $0.hasPrefix("{\"deadLetter\"") }.count == 2
-            })
+            #expect(
+                await worker.waitForStdout(timeout: .seconds(10)) { lines in
+                    lines.filter { $0.hasPrefix("{\"deadLetter\"") }.count == 2
+                })
             #expect(worker.handledCount == 0)
             worker.terminate()
             _ = await worker.waitForExit(timeout: .seconds(10))

@@ -27,7 +27,10 @@ extension NATSServerTests {
                 _ = try await client.request(ByteBuffer(), to: "nobody.here")
                 Issue.record("a request nobody serves succeeded")
             } catch let error as NATSError {
-                guard case .noResponders = error else { Issue.record("\(error)"); return }
+                guard case .noResponders = error else {
+                    Issue.record("\(error)")
+                    return
+                }
             }
             await client.close()
             #expect(throws: NATSError.closed) { try client.publish(ByteBuffer(), to: "t.a") }
@@ -61,7 +64,9 @@ extension NATSServerTests {
         }
     }
 
-    @Test("X2: after a lost connection the client reconnects and resubscribes; a full outbound buffer is a typed, counted error")
+    @Test(
+        "X2: after a lost connection the client reconnects and resubscribes; a full outbound buffer is a typed, counted error"
+    )
     func reconnectAndBackpressure() async throws {
         try await withNATSServer { server in
             let client = try await connectedClient(server) { $0.maximumOutboundBytes = 4096 }
@@ -107,7 +112,10 @@ extension NATSServerTests {
                 try await bridge.run()
                 Issue.record("started against a mismatching stream")
             } catch let error as NATSBridgeError {
-                guard case .configurationMismatch(let detail) = error else { Issue.record("\(error)"); return }
+                guard case .configurationMismatch(let detail) = error else {
+                    Issue.record("\(error)")
+                    return
+                }
                 #expect(detail.contains("storage is memory, expected file"))
             }
         }

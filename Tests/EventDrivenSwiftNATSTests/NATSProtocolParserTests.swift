@@ -22,13 +22,19 @@ struct NATSProtocolParserTests {
             "INFO {\"server_id\":\"S\",\"version\":\"2.9.10\",\"headers\":true,\"max_payload\":1048576,\"jetstream\":true}\r\n"
                 + "PING\r\nPONG\r\n+OK\r\n-ERR 'Authorization Violation'\r\n")
         #expect(parsed.count == 5)
-        guard case .info(let info) = parsed[0] else { Issue.record("not INFO"); return }
+        guard case .info(let info) = parsed[0] else {
+            Issue.record("not INFO")
+            return
+        }
         #expect(info.serverID == "S" && info.version == "2.9.10" && info.headers && info.jetStream)
         guard case .ping = parsed[1], case .pong = parsed[2], case .ok = parsed[3] else {
             Issue.record("PING/PONG/+OK")
             return
         }
-        guard case .error(let detail) = parsed[4] else { Issue.record("not -ERR"); return }
+        guard case .error(let detail) = parsed[4] else {
+            Issue.record("not -ERR")
+            return
+        }
         #expect(detail == "Authorization Violation")
     }
 
@@ -48,17 +54,27 @@ struct NATSProtocolParserTests {
     func headers() throws {
         let block = "NATS/1.0\r\nNats-Msg-Id: abc\r\nX: 1\r\nX: 2\r\n\r\n"
         let body = "{\"a\":1}"
-        let text = "HMSG eds.orders.placed 3 $JS.ACK.EDS.w.1.2.3.4.5 \(block.utf8.count) \(block.utf8.count + body.utf8.count)\r\n"
+        let text =
+            "HMSG eds.orders.placed 3 $JS.ACK.EDS.w.1.2.3.4.5 \(block.utf8.count) \(block.utf8.count + body.utf8.count)\r\n"
             + block + body + "\r\n"
-        guard case .message(let message) = try frames(text).first else { Issue.record("not HMSG"); return }
+        guard case .message(let message) = try frames(text).first else {
+            Issue.record("not HMSG")
+            return
+        }
         #expect(message.headers["nats-msg-id"] == "abc")
         #expect(message.headers.fields.filter { $0.name == "X" }.map(\.value) == ["1", "2"])
         #expect(message.string == body)
         #expect(message.replyTo == "$JS.ACK.EDS.w.1.2.3.4.5")
 
         let status = "NATS/1.0 408 Request Timeout\r\nNats-Pending-Messages: 1\r\n\r\n"
-        guard case .message(let timeout) = try frames("HMSG _INBOX.p 4 \(status.utf8.count) \(status.utf8.count)\r\n\(status)\r\n").first
-        else { Issue.record("not HMSG"); return }
+        guard
+            case .message(let timeout) = try frames(
+                "HMSG _INBOX.p 4 \(status.utf8.count) \(status.utf8.count)\r\n\(status)\r\n"
+            ).first
+        else {
+            Issue.record("not HMSG")
+            return
+        }
         #expect(timeout.headers.status == 408)
         #expect(timeout.headers.statusDescription == "Request Timeout")
         #expect(timeout.payload.readableBytes == 0)
@@ -67,7 +83,8 @@ struct NATSProtocolParserTests {
     @Test("X2: a frame split at every byte is parsed once it is whole")
     func partialInput() throws {
         let block = "NATS/1.0\r\nK: V\r\n\r\n"
-        let text = "PING\r\nHMSG s 9 r \(block.utf8.count) \(block.utf8.count + 3)\r\n\(block)abc\r\nMSG t 1 2\r\nhi\r\n"
+        let text =
+            "PING\r\nHMSG s 9 r \(block.utf8.count) \(block.utf8.count + 3)\r\n\(block)abc\r\nMSG t 1 2\r\nhi\r\n"
         let bytes = Array(text.utf8)
         var buffer = ByteBuffer()
         var parsed: [NATSServerFrame] = []
@@ -76,7 +93,10 @@ struct NATSProtocolParserTests {
             while let frame = try parser.parse(&buffer) { parsed.append(frame) }
         }
         #expect(parsed.count == 3)
-        guard case .message(let message) = parsed[1] else { Issue.record("not HMSG"); return }
+        guard case .message(let message) = parsed[1] else {
+            Issue.record("not HMSG")
+            return
+        }
         #expect(message.headers["K"] == "V" && message.string == "abc" && message.replyTo == "r")
     }
 
@@ -98,9 +118,11 @@ struct NATSProtocolParserTests {
     @Test("X2: the encoder writes PUB, HPUB, SUB and UNSUB as the protocol says")
     func encoder() {
         var out = ByteBuffer()
-        NATSCommandEncoder.publish(subject: "a", replyTo: nil, headers: nil, payload: ByteBuffer(string: "xy"), into: &out)
         NATSCommandEncoder.publish(
-            subject: "b", replyTo: "r", headers: NATSHeaders([("K", "V")]), payload: ByteBuffer(string: "z"), into: &out)
+            subject: "a", replyTo: nil, headers: nil, payload: ByteBuffer(string: "xy"), into: &out)
+        NATSCommandEncoder.publish(
+            subject: "b", replyTo: "r", headers: NATSHeaders([("K", "V")]), payload: ByteBuffer(string: "z"), into: &out
+        )
         NATSCommandEncoder.subscribe(subject: "c.>", queue: "q", sid: 7, into: &out)
         NATSCommandEncoder.unsubscribe(sid: 7, into: &out)
         let headerBlock = "NATS/1.0\r\nK: V\r\n\r\n"

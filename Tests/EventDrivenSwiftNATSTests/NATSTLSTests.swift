@@ -10,7 +10,8 @@ private let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {
 }
 
 extension NATSServerTests {
-    @Test("X2: TLS through swift-nio-ssl: the upgrade after INFO, then publish and request", .enabled(if: openssl != nil))
+    @Test(
+        "X2: TLS through swift-nio-ssl: the upgrade after INFO, then publish and request", .enabled(if: openssl != nil))
     func tls() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("eds-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -40,7 +41,8 @@ extension NATSServerTests {
             #expect(await poll(timeout: .seconds(5)) { received.values == ["over TLS"] })
             await client.close()
             // Without trust in the server's certificate the handshake fails with a typed error.
-            let untrusting = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
+            let untrusting = NATSClient(
+                configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
             await #expect(throws: NATSError.self) { try await untrusting.connect() }
         }
     }

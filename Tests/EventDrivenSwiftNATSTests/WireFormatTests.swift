@@ -71,7 +71,8 @@ extension NATSServerTests {
             #expect(await raw.handshake())
             raw.send(
                 rawPublish(
-                    "eds.orders.placed", headers: ["Nats-Msg-Id: raw-1", "Eds-Event: orders.placed", "Eds-Event-Version: 1"],
+                    "eds.orders.placed",
+                    headers: ["Nats-Msg-Id: raw-1", "Eds-Event: orders.placed", "Eds-Event-Version: 1"],
                     body: "{\"orderID\":1,\"customerID\":2,\"amount\":3.5}"))
             let plain = "{\"orderID\":2,\"customerID\":2,\"amount\":1}"
             raw.send("PUB eds.orders.placed \(plain.utf8.count)\r\n\(plain)\r\n")

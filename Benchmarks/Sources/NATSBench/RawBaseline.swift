@@ -14,7 +14,11 @@ func rawBaseline(server: String, count: Int, latencySamples: Int, paceMicrosecon
     let subscriber = NATSClient(configuration: configuration, logger: quietLogger)
     try await publisher.connect()
     try await subscriber.connect()
-    struct Tally { var received = 0; var latencies: [UInt64] = []; var waiter: (Int, CheckedContinuation<Void, Never>)? }
+    struct Tally {
+        var received = 0
+        var latencies: [UInt64] = []
+        var waiter: (Int, CheckedContinuation<Void, Never>)?
+    }
     let tally = NIOLockedValueBox(Tally())
     try subscriber.subscribe(to: "raw.bench") { message in
         let now = monotonicNanoseconds()

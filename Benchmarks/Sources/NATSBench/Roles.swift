@@ -18,7 +18,9 @@ func makeBridge(server: String, storage: String) throws -> (NATSBridge, EventBus
     configuration.storage = storage == "memory" ? .memory : .file
     configuration.streamName = "EDS"
     let bus = EventBus(label: "bench")
-    return (try NATSBridge(bus: bus, events: events, server: server, configuration: configuration, logger: quietLogger), bus)
+    return (
+        try NATSBridge(bus: bus, events: events, server: server, configuration: configuration, logger: quietLogger), bus
+    )
 }
 
 /// `producer`: exports `count` events through a local bus with asynchronous publish acks;
@@ -52,7 +54,12 @@ func runProducer(server: String, storage: String, count: Int, paceMicroseconds: 
 /// (from its first event to its last) and the end-to-end latencies.
 func runWorker(server: String, storage: String, count: Int) async throws {
     let (bridge, _) = try makeBridge(server: server, storage: storage)
-    struct Tally { var handled = 0; var first: UInt64 = 0; var last: UInt64 = 0; var latencies: [UInt64] = [] }
+    struct Tally {
+        var handled = 0
+        var first: UInt64 = 0
+        var last: UInt64 = 0
+        var latencies: [UInt64] = []
+    }
     let tally = NIOLockedValueBox(Tally())
     let done = NIOLockedValueBox<CheckedContinuation<Void, Never>?>(nil)
     try bridge.listen(BenchOrder.self, mode: .group("bench")) { order, _ in

@@ -45,6 +45,7 @@ final class _BridgeCounters: Sendable {
             duplicates: duplicates.load(ordering: .relaxed), publishRetries: publishRetries.load(ordering: .relaxed),
             publishFailures: publishFailures.load(ordering: .relaxed), received: received.load(ordering: .relaxed),
             handled: handled.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
-            deadLettered: deadLettered.load(ordering: .relaxed), settleFailures: settleFailures.load(ordering: .relaxed))
+            deadLettered: deadLettered.load(ordering: .relaxed), settleFailures: settleFailures.load(ordering: .relaxed)
+        )
     }
 }

@@ -1,5 +1,5 @@
-import NIOCore
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// How an imported event is shared among processes.
 public enum NATSImportMode: Sendable, Equatable {

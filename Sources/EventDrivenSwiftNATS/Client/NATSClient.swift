@@ -91,8 +91,12 @@ public final class NATSClient: Sendable {
         callback: @escaping @Sendable (Result<NATSMessage, NATSError>) -> Void
     ) throws {
         let timeout = timeout ?? configuration.requestTimeout
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout.components.seconds * 1_000_000_000
-            + timeout.components.attoseconds / 1_000_000_000))
+        let deadline =
+            NIODeadline.now()
+            + .nanoseconds(
+                Int64(
+                    timeout.components.seconds * 1_000_000_000
+                        + timeout.components.attoseconds / 1_000_000_000))
         let pending = _ClientState.PendingRequest(deadline: deadline, callback: callback)
         var token: UInt64 = 0
         try enqueue(registering: { state in

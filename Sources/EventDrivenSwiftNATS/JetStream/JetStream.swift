@@ -54,7 +54,8 @@ public struct JetStream: Sendable {
             differences.append("storage is \(existing.storage.rawValue), expected \(wanted.storage.rawValue)")
         }
         if existing.duplicateWindow != wanted.duplicateWindow {
-            differences.append("duplicate window is \(existing.duplicateWindow) ns, expected \(wanted.duplicateWindow) ns")
+            differences.append(
+                "duplicate window is \(existing.duplicateWindow) ns, expected \(wanted.duplicateWindow) ns")
         }
         let missing = wanted.subjects.filter { !existing.subjects.contains($0) }
         if !missing.isEmpty {

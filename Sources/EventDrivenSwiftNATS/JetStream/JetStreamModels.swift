@@ -26,7 +26,8 @@ public struct JetStreamStreamConfiguration: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, subjects, storage, duplicateWindow = "duplicate_window"
+        case name, subjects, storage
+        case duplicateWindow = "duplicate_window"
     }
 }
 
@@ -65,9 +66,14 @@ public struct JetStreamConsumerConfiguration: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case durableName = "durable_name", deliverPolicy = "deliver_policy", ackPolicy = "ack_policy"
-        case ackWait = "ack_wait", maxDeliver = "max_deliver", filterSubject = "filter_subject"
-        case maxAckPending = "max_ack_pending", inactiveThreshold = "inactive_threshold"
+        case durableName = "durable_name"
+        case deliverPolicy = "deliver_policy"
+        case ackPolicy = "ack_policy"
+        case ackWait = "ack_wait"
+        case maxDeliver = "max_deliver"
+        case filterSubject = "filter_subject"
+        case maxAckPending = "max_ack_pending"
+        case inactiveThreshold = "inactive_threshold"
     }
 }
 
@@ -81,7 +87,9 @@ public struct JetStreamAPIError: Error, Codable, Sendable, Equatable, CustomStri
     public var errorDescription: String?
 
     enum CodingKeys: String, CodingKey {
-        case code, errorCode = "err_code", errorDescription = "description"
+        case code
+        case errorCode = "err_code"
+        case errorDescription = "description"
     }
 
     /// The error in words.
@@ -115,7 +123,8 @@ struct _StreamCreateRequest: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case name, subjects, storage, retention, discard
-        case duplicateWindow = "duplicate_window", numReplicas = "num_replicas"
+        case duplicateWindow = "duplicate_window"
+        case numReplicas = "num_replicas"
     }
 }
 
@@ -123,5 +132,8 @@ struct _ConsumerCreateRequest: Encodable {
     var streamName: String
     var config: JetStreamConsumerConfiguration
 
-    enum CodingKeys: String, CodingKey { case streamName = "stream_name", config }
+    enum CodingKeys: String, CodingKey {
+        case streamName = "stream_name"
+        case config
+    }
 }

@@ -10,7 +10,10 @@ enum NATSCommandEncoder {
             let headerLength = headerBlockLength(headers)
             out.writeStaticString("HPUB ")
             out.writeString(subject)
-            if let replyTo { out.writeStaticString(" "); out.writeString(replyTo) }
+            if let replyTo {
+                out.writeStaticString(" ")
+                out.writeString(replyTo)
+            }
             out.writeStaticString(" ")
             out.writeString(String(headerLength))
             out.writeStaticString(" ")
@@ -20,7 +23,10 @@ enum NATSCommandEncoder {
         } else {
             out.writeStaticString("PUB ")
             out.writeString(subject)
-            if let replyTo { out.writeStaticString(" "); out.writeString(replyTo) }
+            if let replyTo {
+                out.writeStaticString(" ")
+                out.writeString(replyTo)
+            }
             out.writeStaticString(" ")
             out.writeString(String(payload.readableBytes))
             out.writeStaticString("\r\n")
@@ -33,7 +39,10 @@ enum NATSCommandEncoder {
     static func subscribe(subject: String, queue: String?, sid: UInt64, into out: inout ByteBuffer) {
         out.writeStaticString("SUB ")
         out.writeString(subject)
-        if let queue { out.writeStaticString(" "); out.writeString(queue) }
+        if let queue {
+            out.writeStaticString(" ")
+            out.writeString(queue)
+        }
         out.writeStaticString(" ")
         out.writeString(String(sid))
         out.writeStaticString("\r\n")

@@ -28,8 +28,12 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
     public var jetStream: Bool
 
     enum CodingKeys: String, CodingKey {
-        case serverID = "server_id", version, headers, maxPayload = "max_payload"
-        case tlsRequired = "tls_required", authRequired = "auth_required", jetStream = "jetstream"
+        case serverID = "server_id"
+        case version, headers
+        case maxPayload = "max_payload"
+        case tlsRequired = "tls_required"
+        case authRequired = "auth_required"
+        case jetStream = "jetstream"
     }
 
     /// Decodes an `INFO` body, with defaults for what a server may leave out.

@@ -105,8 +105,9 @@ func productsDirectory() -> URL {
             return bundle.bundleURL.deletingLastPathComponent()
         }
     #endif
-    let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments[0])
+    let executable = URL(
+        fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0])
     var directory = executable.deletingLastPathComponent()
     // On Linux the test runner is `<products>/<Package>PackageTests.xctest`, a file.
     while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("NATSBridgeDemo").path),
