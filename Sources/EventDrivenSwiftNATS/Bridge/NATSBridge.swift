@@ -154,6 +154,9 @@ public final class NATSBridge: Service, Sendable {
         _ type: E.Type, mode: NATSImportMode,
         handler: @escaping @Sendable (E, NATSDeliveryInfo) async throws -> Void
     ) throws {
+        // Refuse before the bus listener exists, so a refused registration leaves nothing behind.
+        _ = try events.entry(for: type)
+        _ = try Self.groupName(of: mode)
         let bus = self.bus
         bus.listen(_BridgedDelivery<E>.self) { @Sendable delivery in
             do {
@@ -181,13 +184,7 @@ public final class NATSBridge: Service, Sendable {
         _ type: E.Type, mode: NATSImportMode, settle: @escaping @Sendable ([_Accepted]) async -> [(any Error)?]
     ) throws {
         let entry = try events.entry(for: type)
-        var group: String?
-        if case .group(let name) = mode {
-            guard NATSEventRegistry.isValidName(name), !name.contains(".") else {
-                throw NATSBridgeError.invalidEventName(name)
-            }
-            group = name
-        }
+        let group = try Self.groupName(of: mode)
         let importer = _Importer(
             entry: entry, group: group, transport: transport, configuration: configuration, counters: counters,
             logger: logger, deadLetter: { [weak self] in self?.postDeadLetter($0) }, settle: settle)
@@ -196,6 +193,15 @@ public final class NATSBridge: Service, Sendable {
             return state.phase == .running
         }
         if isRunning { Task { await importer.run { _ in } } }
+    }
+
+    /// The group of a competing import, checked (it becomes part of a durable name: no dots).
+    private static func groupName(of mode: NATSImportMode) throws -> String? {
+        guard case .group(let name) = mode else { return nil }
+        guard NATSEventRegistry.isValidName(name), !name.contains(".") else {
+            throw NATSBridgeError.invalidEventName(name)
+        }
+        return name
     }
 
     // MARK: Reports
