@@ -10,11 +10,16 @@ let package = Package(
         .library(name: "Observable", targets: ["Observable"]),
         .library(name: "EventDrivenSwiftTesting", targets: ["EventDrivenSwiftTesting"]),
         .executable(name: "TemperatureDemo", targets: ["TemperatureDemo"]),
+        .library(name: "EventDrivenSwiftNATS", targets: ["EventDrivenSwiftNATS"]),
+        .executable(name: "NATSBridgeDemo", targets: ["NATSBridgeDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "ThreadSafeSwift"),
@@ -41,6 +46,30 @@ let package = Package(
         // A user's module: the public API only, Swift 6 mode, no warnings (SPEC A4).
         .testTarget(
             name: "UserModuleTests", dependencies: ["EventDrivenSwift"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        // The NATS JetStream bridge (SPEC X1, X2): a product of its own, so the core stays free of NIO.
+        .target(
+            name: "EventDrivenSwiftNATS",
+            dependencies: [
+                "EventDrivenSwift",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "NATSBridgeDemo", dependencies: ["EventDrivenSwiftNATS"]),
+        .testTarget(
+            name: "EventDrivenSwiftNATSTests",
+            dependencies: [
+                "EventDrivenSwiftNATS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,7 +24,15 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
-        )
+        ),
+        // The NATS bridge: producer → worker through JetStream, and the raw NATS core baseline.
+        .executableTarget(
+            name: "NATSBench",
+            dependencies: [
+                .product(name: "EventDrivenSwift", package: rootIdentity),
+                .product(name: "EventDrivenSwiftNATS", package: rootIdentity),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,63 @@
+import NIOCore
+
+/// What the bridge needs from a broker. ``NATSJetStreamTransport`` is the one there is; a Redis
+/// Streams or Kafka transport would conform the same way.
+public protocol EventTransport: Sendable {
+    /// Connects and makes sure the broker has where to store the events (for JetStream, the
+    /// stream), checking what already exists.
+    func start() async throws
+    /// Writes what is pending and disconnects.
+    func stop() async
+    /// Publishes one event's message and calls `completion` once the broker has stored it (or
+    /// says it already had it: `true`), or with the error.
+    func publish(
+        subject: String, headers: NATSHeaders, body: ByteBuffer,
+        completion: @escaping @Sendable (Result<Bool, any Error>) -> Void
+    ) throws
+    /// Opens a consumer of `subject`: shared by `group` when given, else one of this process's
+    /// own that sees every event from now on.
+    func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer
+}
+
+/// A broker-side cursor the bridge fetches deliveries from.
+public protocol TransportConsumer: Sendable {
+    /// Asks for up to `batch` deliveries and returns once that request has ended.
+    func fetch(batch: Int, expires: Duration) async throws
+    /// The deliveries that arrived and were not taken yet; waits while there is none; empty
+    /// once ``finish()`` was called and nothing is left.
+    func nextDeliveries() async -> [any TransportDelivery]
+    /// Whether the consumer must be opened again (the broker lost it).
+    var isLost: Bool { get }
+    /// Stops taking deliveries.
+    func finish()
+}
+
+/// One delivery of one message, and how to settle it.
+public protocol TransportDelivery: Sendable {
+    /// The subject it was published on.
+    var subject: String { get }
+    /// Its headers.
+    var headers: NATSHeaders { get }
+    /// Its body.
+    var payload: ByteBuffer { get }
+    /// How often it has been delivered, this time included.
+    var deliveryCount: Int { get }
+    /// Handled.
+    func ack() throws
+    /// Not handled; deliver again after `delay`.
+    func nak(delay: Duration?) throws
+    /// Never deliver again.
+    func term() throws
+}
+
+extension JetStreamMessage: TransportDelivery {}
+
+extension JetStreamPullSubscription: TransportConsumer {
+    /// See ``TransportConsumer/nextDeliveries()``.
+    public func nextDeliveries() async -> [any TransportDelivery] {
+        await nextMessages()
+    }
+
+    /// See ``TransportConsumer/isLost``.
+    public var isLost: Bool { consumerGone }
+}

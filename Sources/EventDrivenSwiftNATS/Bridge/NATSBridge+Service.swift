@@ -1,0 +1,117 @@
+import EventDrivenSwift
+import ServiceLifecycle
+
+extension NATSBridge {
+    /// Connects, creates or checks the stream and consumers, and imports until graceful shutdown,
+    /// task cancellation or ``shutdown()``. Then stops fetching, handles and acknowledges what it
+    /// holds, waits for pending publish acknowledgements, and closes the connection.
+    /// - Throws: what connecting or checking the broker's configuration throws
+    ///   (``NATSBridgeError/configurationMismatch(_:)`` among them).
+    public func run() async throws {
+        let importers = state.withLockedValue { state -> [_Importer]? in
+            guard state.phase == .idle else { return nil }
+            state.phase = .starting
+            return state.importers
+        }
+        guard let importers else { throw NATSBridgeError.notRunning }
+        do {
+            try await transport.start()
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for importer in importers {
+                    tasks.addTask {
+                        try await withCheckedThrowingContinuation { (ready: CheckedContinuation<Void, any Error>) in
+                            Task { await importer.run { ready.resume(with: $0) } }
+                        }
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+        } catch {
+            for importer in importers { importer.stop() }
+            finishStart(error)
+            await transport.stop()
+            throw error
+        }
+        finishStart(nil)
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await waitForShutdownRequest()
+            } onGracefulShutdown: {
+                self.shutdown()
+            }
+        } onCancel: {
+            self.shutdown()
+        }
+        await stopEverything()
+    }
+
+    /// Returns once ``run()`` has connected and set up the broker.
+    /// - Throws: what ``run()`` threw while starting.
+    public func waitUntilRunning() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let outcome = state.withLockedValue { state -> Result<Void, any Error>? in
+                switch state.phase {
+                case .running: return .success(())
+                case .stopping, .stopped: return .failure(state.startError ?? NATSBridgeError.notRunning)
+                case .idle, .starting:
+                    state.readyWaiters.append(continuation)
+                    return nil
+                }
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+
+    /// Asks ``run()`` to stop gracefully; it returns once it has.
+    public func shutdown() {
+        let waiter = state.withLockedValue { state in
+            state.stopRequested = true
+            defer { state.stopWaiter = nil }
+            return state.stopWaiter
+        }
+        waiter?.resume()
+    }
+
+    private func finishStart(_ error: (any Error)?) {
+        let waiters = state.withLockedValue { state in
+            state.phase = error == nil ? .running : .stopped
+            state.startError = error
+            defer { state.readyWaiters = [] }
+            return state.readyWaiters
+        }
+        for waiter in waiters {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+        }
+    }
+
+    private func waitForShutdownRequest() async {
+        await withCheckedContinuation { continuation in
+            let requested = state.withLockedValue { state -> Bool in
+                if state.stopRequested { return true }
+                state.stopWaiter = continuation
+                return false
+            }
+            if requested { continuation.resume() }
+        }
+    }
+
+    private func stopEverything() async {
+        let (importers, handles) = state.withLockedValue { state in
+            state.phase = .stopping
+            return (state.importers, state.exportHandles)
+        }
+        for importer in importers { importer.stop() }
+        await withTaskGroup(of: Void.self) { tasks in
+            for importer in importers { tasks.addTask { await importer.waitUntilStopped() } }
+        }
+        for handle in handles { handle.remove() }
+        await waitForExports()
+        await transport.stop()
+        let observers = state.withLockedValue { state in
+            state.phase = .stopped
+            defer { state.deadLetterObservers = [:] }
+            return Array(state.deadLetterObservers.values)
+        }
+        for observer in observers { observer.finish() }
+    }
+}

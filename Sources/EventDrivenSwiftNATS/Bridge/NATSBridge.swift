@@ -1,0 +1,252 @@
+import EventDrivenSwift
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+
+/// Carries events of registered types between a local `EventBus` and a
+/// broker, so that several processes share a bus.
+///
+/// ```swift
+/// let events = NATSEventRegistry()
+/// try events.register(OrderPlaced.self, name: "orders.placed", version: 1)
+/// let bridge = try NATSBridge(bus: bus, events: events, server: "nats://127.0.0.1:4222")
+/// try bridge.export(OrderPlaced.self)                                  // local dispatches go out too
+/// try bridge.listen(OrderPlaced.self, mode: .group("workers")) { order, delivery in … }
+/// try await ServiceGroup(services: [bridge], logger: logger).run()    // or: try await bridge.run()
+/// ```
+///
+/// It is a swift-service-lifecycle `Service`: ``run()`` connects, creates or checks the stream
+/// and consumers, and imports until graceful shutdown (or ``shutdown()``); it then stops
+/// fetching, handles and acknowledges what it holds, waits for pending publish acks, and closes.
+public final class NATSBridge: Service, Sendable {
+    enum Phase: Sendable { case idle, starting, running, stopping, stopped }
+
+    struct State: Sendable {
+        var phase = Phase.idle
+        var importers: [_Importer] = []
+        var exportHandles: [EventListenerHandle] = []
+        var readyWaiters: [CheckedContinuation<Void, any Error>] = []
+        var startError: (any Error)?
+        var stopWaiter: CheckedContinuation<Void, Never>?
+        var stopRequested = false
+        var errorHandler: (@Sendable (NATSBridgeError) -> Void)?
+        var deadLetterObservers: [Int: AsyncStream<NATSDeadLetter>.Continuation] = [:]
+        var nextObserver = 0
+    }
+
+    /// The local bus.
+    public let bus: EventBus
+    /// The types it carries.
+    public let events: NATSEventRegistry
+    /// Names, storage, consumer and retry settings.
+    public let configuration: NATSBridgeConfiguration
+    /// The broker.
+    public let transport: any EventTransport
+    let logger: Logger
+    let counters = _BridgeCounters()
+    let state = NIOLockedValueBox(State())
+    private let exporterBox = NIOLockedValueBox<_Exporter?>(nil)
+
+    /// A bridge over any transport.
+    public init(
+        bus: EventBus, events: NATSEventRegistry, configuration: NATSBridgeConfiguration = .init(),
+        transport: any EventTransport, logger: Logger = Logger(label: "EventDrivenSwiftNATS")
+    ) {
+        self.bus = bus
+        self.events = events
+        self.configuration = configuration
+        self.transport = transport
+        self.logger = logger
+    }
+
+    /// A bridge over NATS JetStream at `server` (`nats://host:port`, `tls://…`, with
+    /// `user:password@` or `token@` when needed).
+    public convenience init(
+        bus: EventBus, events: NATSEventRegistry, server: String, configuration: NATSBridgeConfiguration = .init(),
+        logger: Logger = Logger(label: "EventDrivenSwiftNATS")
+    ) throws {
+        let client = NATSClient(configuration: try NATSClientConfiguration(server: server), logger: logger)
+        self.init(
+            bus: bus, events: events, configuration: configuration,
+            transport: NATSJetStreamTransport(client: client, configuration: configuration), logger: logger)
+    }
+
+    /// What it has carried and what it could not.
+    public var statistics: NATSBridgeStatistics { counters.snapshot }
+
+    var exporter: _Exporter {
+        exporterBox.withLockedValue { box in
+            if let exporter = box { return exporter }
+            let exporter = _Exporter(
+                transport: transport, configuration: configuration, counters: counters,
+                report: { [weak self] in self?.report($0) })
+            box = exporter
+            return exporter
+        }
+    }
+
+    // MARK: Export
+
+    /// Publishes every event of `type` dispatched on the bus, after it was handed to the local
+    /// listeners (local dispatch and export both happen). Events the bridge imported are not
+    /// exported again.
+    /// - Throws: ``NATSBridgeError/unregisteredEventType(_:)``.
+    public func export<E: Eventable & Codable>(_ type: E.Type) throws {
+        let entry = try events.entry(for: type)
+        let exporter = self.exporter
+        let handle = bus.listen(type, executeOn: .synchronous) { @Sendable event, _ in
+            guard !_ImportMarker.isImporting else { return }
+            exporter.export(event, entry: entry)
+        }
+        state.withLockedValue { $0.exportHandles.append(handle) }
+    }
+
+    /// Publishes `event` without dispatching it locally (export instead of local dispatch).
+    /// Returns at once; the acknowledgement is awaited in the background, counted, and a publish
+    /// that fails every attempt is reported to the error handler.
+    /// - Throws: ``NATSBridgeError/unregisteredEventType(_:)``.
+    public func publish<E: Eventable & Codable>(_ event: E) throws {
+        exporter.export(event, entry: try events.entry(for: E.self))
+    }
+
+    /// Publishes `event` without dispatching it locally and returns once the broker stored it.
+    /// - Throws: ``NATSBridgeError/publishFailed(messageID:event:reason:)`` after every attempt.
+    public func publishAndWait<E: Eventable & Codable>(_ event: E) async throws {
+        let entry = try events.entry(for: E.self)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            exporter.export(event, entry: entry) { continuation.resume(with: $0.mapError { $0 }) }
+        }
+    }
+
+    /// Returns once every publish so far has been acknowledged or reported.
+    public func waitForExports() async {
+        await exporter.waitUntilInFlight(below: 1)
+    }
+
+    /// Returns once fewer than `limit` publishes wait for their acknowledgement: a producer's
+    /// flow control.
+    public func waitForExports(below limit: Int) async {
+        await exporter.waitUntilInFlight(below: max(1, limit))
+    }
+
+    // MARK: Import
+
+    /// Dispatches every imported event of `type` on the bus, like a local one. A fetched batch is
+    /// acknowledged once the bus has drained it (every local handler finished). Errors thrown by
+    /// bus listeners stay local (counted and reported by the bus); use
+    /// ``listen(_:mode:handler:)`` for retries and dead letters driven by a handler.
+    public func importEvents<E: Eventable & Codable>(_ type: E.Type, mode: NATSImportMode) throws {
+        let bus = self.bus
+        try addImporter(type, mode: mode) { accepted in
+            _ImportMarker.$isImporting.withValue(true) {
+                for item in accepted { bus.queue(item.event as! E) }
+            }
+            await bus.drain()
+            return Array(repeating: nil, count: accepted.count)
+        }
+    }
+
+    /// Runs `handler` on the bus for every imported event of `type`: one event at a time, in the
+    /// order they arrived (a bus async listener). The message is acknowledged when the handler
+    /// returns; when it throws, it is sent back (`-NAK`) with the configured delay and
+    /// redelivered, and on its last delivery terminated and dead-lettered.
+    public func listen<E: Eventable & Codable>(
+        _ type: E.Type, mode: NATSImportMode,
+        handler: @escaping @Sendable (E, NATSDeliveryInfo) async throws -> Void
+    ) throws {
+        // Refuse before the bus listener exists, so a refused registration leaves nothing behind.
+        _ = try events.entry(for: type)
+        _ = try Self.groupName(of: mode)
+        let bus = self.bus
+        bus.listenAsync(_BridgedDelivery<E>.self) { @Sendable delivery in
+            do {
+                try await handler(delivery.event, delivery.info)
+                delivery.settlement.finish(nil)
+            } catch {
+                delivery.settlement.finish(error)
+                throw error
+            }
+        }
+        try addImporter(type, mode: mode) { accepted in
+            let settlements = accepted.map { item in
+                let settlement = _Settlement()
+                bus.queue(_BridgedDelivery(event: item.event as! E, info: item.info, settlement: settlement))
+                return settlement
+            }
+            var outcomes: [(any Error)?] = []
+            outcomes.reserveCapacity(settlements.count)
+            for settlement in settlements { outcomes.append(await settlement.outcome()) }
+            return outcomes
+        }
+    }
+
+    private func addImporter<E: Eventable & Codable>(
+        _ type: E.Type, mode: NATSImportMode, settle: @escaping @Sendable ([_Accepted]) async -> [(any Error)?]
+    ) throws {
+        let entry = try events.entry(for: type)
+        let group = try Self.groupName(of: mode)
+        let importer = _Importer(
+            entry: entry, group: group, transport: transport, configuration: configuration, counters: counters,
+            logger: logger, deadLetter: { [weak self] in self?.postDeadLetter($0) }, settle: settle)
+        let isRunning = state.withLockedValue { state -> Bool in
+            state.importers.append(importer)
+            return state.phase == .running
+        }
+        if isRunning { Task { await importer.run { _ in } } }
+    }
+
+    /// The group of a competing import, checked (it becomes part of a durable name: no dots).
+    private static func groupName(of mode: NATSImportMode) throws -> String? {
+        guard case .group(let name) = mode else { return nil }
+        guard NATSEventRegistry.isValidName(name), !name.contains(".") else {
+            throw NATSBridgeError.invalidEventName(name)
+        }
+        return name
+    }
+
+    // MARK: Reports
+
+    /// The messages this bridge dead-letters from now on (also published on
+    /// `<prefix>.deadletter.<name>`). Ends when the bridge stops.
+    public func deadLetters() -> AsyncStream<NATSDeadLetter> {
+        let (stream, continuation) = AsyncStream.makeStream(of: NATSDeadLetter.self)
+        let id = state.withLockedValue { state in
+            defer { state.nextObserver += 1 }
+            state.deadLetterObservers[state.nextObserver] = continuation
+            return state.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLockedValue { $0.deadLetterObservers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Receives every ``NATSBridgeError`` the bridge reports while running (failed publishes,
+    /// dead letters); they are logged as well.
+    public func setErrorHandler(_ handler: (@Sendable (NATSBridgeError) -> Void)?) {
+        state.withLockedValue { $0.errorHandler = handler }
+    }
+
+    func report(_ error: NATSBridgeError) {
+        logger.error("\(error)")
+        state.withLockedValue { $0.errorHandler }?(error)
+    }
+
+    private func postDeadLetter(_ letter: NATSDeadLetter) {
+        report(.deadLettered(messageID: letter.messageID ?? "-", event: letter.eventName, reason: letter.reason))
+        let observers = state.withLockedValue { Array($0.deadLetterObservers.values) }
+        for observer in observers { observer.yield(letter) }
+    }
+}
+
+/// Marks a dispatch of an imported event, so that the exporter does not send it back.
+enum _ImportMarker {
+    @TaskLocal static var isImporting = false
+}
+
+/// An imported event on its way to a ``NATSBridge/listen(_:mode:handler:)`` handler on the bus.
+struct _BridgedDelivery<E: Eventable>: Eventable {
+    let event: E
+    let info: NATSDeliveryInfo
+    let settlement: _Settlement
+}

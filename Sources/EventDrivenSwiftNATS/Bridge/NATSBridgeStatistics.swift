@@ -1,0 +1,51 @@
+import Synchronization
+
+/// What a ``NATSBridge`` has carried, and what it could not.
+public struct NATSBridgeStatistics: Sendable, Equatable {
+    /// Events handed to the broker (first attempts).
+    public var exported = 0
+    /// Publishes the broker acknowledged.
+    public var acknowledged = 0
+    /// Of those, how many the broker had already stored (same `Nats-Msg-Id`): a retry whose
+    /// first attempt had arrived.
+    public var duplicates = 0
+    /// Publish attempts repeated after a timeout, a lost connection or a full buffer.
+    public var publishRetries = 0
+    /// Publishes given up after every attempt (each reported as
+    /// ``NATSBridgeError/publishFailed(messageID:event:reason:)``).
+    public var publishFailures = 0
+    /// Deliveries received from the broker.
+    public var received = 0
+    /// Deliveries handled and acknowledged.
+    public var handled = 0
+    /// Deliveries sent back (`-NAK`) because a handler threw.
+    public var retried = 0
+    /// Deliveries terminated and copied to the dead-letter subject.
+    public var deadLettered = 0
+    /// Acks, naks or terms that could not be sent (the broker redelivers those messages).
+    public var settleFailures = 0
+}
+
+/// The live counters behind ``NATSBridgeStatistics``.
+final class _BridgeCounters: Sendable {
+    let exported = Atomic<Int>(0)
+    let acknowledged = Atomic<Int>(0)
+    let duplicates = Atomic<Int>(0)
+    let publishRetries = Atomic<Int>(0)
+    let publishFailures = Atomic<Int>(0)
+    let received = Atomic<Int>(0)
+    let handled = Atomic<Int>(0)
+    let retried = Atomic<Int>(0)
+    let deadLettered = Atomic<Int>(0)
+    let settleFailures = Atomic<Int>(0)
+
+    var snapshot: NATSBridgeStatistics {
+        NATSBridgeStatistics(
+            exported: exported.load(ordering: .relaxed), acknowledged: acknowledged.load(ordering: .relaxed),
+            duplicates: duplicates.load(ordering: .relaxed), publishRetries: publishRetries.load(ordering: .relaxed),
+            publishFailures: publishFailures.load(ordering: .relaxed), received: received.load(ordering: .relaxed),
+            handled: handled.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
+            deadLettered: deadLettered.load(ordering: .relaxed), settleFailures: settleFailures.load(ordering: .relaxed)
+        )
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import NIOCore
+
+/// The NATS JetStream transport: one stream (`EDS`, subjects `<prefix>.>`), durable pull
+/// consumers for groups and ephemeral ones for broadcast.
+public struct NATSJetStreamTransport: EventTransport {
+    /// The client; its ``NATSClient/statistics`` count what went wrong on the wire.
+    public let client: NATSClient
+    /// The JetStream context.
+    public let jetStream: JetStream
+    /// The stream the events go to.
+    public let stream: JetStreamStreamConfiguration
+    /// How consumers are made.
+    public let consumers: NATSBridgeConfiguration.Consumers
+
+    /// A transport over `client` for the bridge configuration's stream and consumers.
+    public init(client: NATSClient, configuration: NATSBridgeConfiguration) {
+        self.client = client
+        self.jetStream = JetStream(client: client)
+        self.stream = configuration.streamConfiguration
+        self.consumers = configuration.consumers
+    }
+
+    /// Connects and creates or checks the stream.
+    public func start() async throws {
+        if !client.isConnected { try await client.connect() }
+        try await jetStream.ensureStream(stream)
+    }
+
+    /// Flushes and closes the client.
+    public func stop() async {
+        await client.close()
+    }
+
+    /// Publishes with a JetStream acknowledgement.
+    public func publish(
+        subject: String, headers: NATSHeaders, body: ByteBuffer,
+        completion: @escaping @Sendable (Result<Bool, any Error>) -> Void
+    ) throws {
+        try jetStream.publish(body, to: subject, headers: headers, timeout: consumers.publishTimeout) { result in
+            completion(result.map(\.duplicate))
+        }
+    }
+
+    /// A durable consumer named after the group and the subject, or an ephemeral one.
+    public func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer {
+        let durable = group.map { "\($0)_\(subject)".replacingOccurrences(of: ".", with: "_") }
+        let configuration = JetStreamConsumerConfiguration(
+            durableName: durable, deliverPolicy: group == nil ? "new" : "all",
+            ackWait: Self.nanoseconds(consumers.ackWait), maxDeliver: consumers.maxDeliver, filterSubject: subject,
+            maxAckPending: consumers.maxAckPending,
+            inactiveThreshold: group == nil ? Self.nanoseconds(consumers.broadcastInactiveThreshold) : nil)
+        let name = try await jetStream.ensureConsumer(stream: stream.name, configuration)
+        return try JetStreamPullSubscription(jetStream: jetStream, stream: stream.name, consumer: name)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+}

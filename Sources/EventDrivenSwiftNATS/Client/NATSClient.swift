@@ -1,0 +1,226 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A small NATS client on SwiftNIO: what the event bridge needs, and no more.
+///
+/// It speaks the core protocol (`CONNECT`/`INFO`, `PUB`/`HPUB`, `SUB`/`UNSUB`, `MSG`/`HMSG`,
+/// `PING`/`PONG`), request-reply through one wildcard inbox, user/password and token
+/// authentication, and TLS through swift-nio-ssl. After a lost connection it reconnects with
+/// backoff and re-establishes its subscriptions. Failures are typed (``NATSError``) and
+/// counted (``statistics``); nothing is dropped without one or the other.
+///
+/// Publishing never waits for the socket: bytes are gathered and written once per event-loop
+/// tick, up to ``NATSClientConfiguration/maximumOutboundBytes``.
+public final class NATSClient: Sendable {
+    /// The configuration it was created with.
+    public let configuration: NATSClientConfiguration
+    let logger: Logger
+    let group: any EventLoopGroup
+    let counters = _NATSClientCounters()
+    let state = NIOLockedValueBox(_ClientState())
+    /// `_INBOX.<random>`: replies to this client's requests arrive under it.
+    let inboxPrefix = "_INBOX." + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+
+    /// Creates a client; call ``connect()`` before using it.
+    public init(
+        configuration: NATSClientConfiguration, logger: Logger = Logger(label: "EventDrivenSwiftNATS"),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.group = eventLoopGroup
+    }
+
+    /// What the client has done and what went wrong so far.
+    public var statistics: NATSClientStatistics { counters.snapshot }
+
+    /// What the server said about itself when the client last connected.
+    public var serverInfo: NATSServerInfo? { state.withLockedValue { $0.serverInfo } }
+
+    /// Whether the client has a connection now.
+    public var isConnected: Bool { state.withLockedValue { $0.channel != nil } }
+
+    // MARK: Publishing
+
+    /// Publishes `payload` on `subject`, with headers when given.
+    ///
+    /// Returns once the message is queued for writing; it is written within the event loop's
+    /// current tick. While reconnecting, messages are held until the new connection is up.
+    /// - Throws: ``NATSError/outboundBufferFull(limit:)``, ``NATSError/closed``,
+    ///   ``NATSError/invalidArgument(_:)``.
+    public func publish(
+        _ payload: ByteBuffer, to subject: String, replyTo: String? = nil, headers: NATSHeaders? = nil
+    ) throws {
+        guard NATSCommandEncoder.isValidToken(subject) else {
+            throw NATSError.invalidArgument("subject '\(subject)'")
+        }
+        try enqueue { out in
+            NATSCommandEncoder.publish(
+                subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &out)
+        }
+        counters.messagesOut.add(1, ordering: .relaxed)
+    }
+
+    /// Publishes `bytes` on `subject`.
+    public func publish(_ bytes: some Collection<UInt8>, to subject: String, headers: NATSHeaders? = nil) throws {
+        try publish(ByteBuffer(bytes: bytes), to: subject, headers: headers)
+    }
+
+    /// Waits until the server has processed everything published before the call (a `PING`
+    /// answered by `PONG`).
+    public func flush() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            do {
+                try enqueue(registering: { $0.pongWaiters.append(continuation) }) { NATSCommandEncoder.ping(into: &$0) }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    /// Publishes a request and calls `callback` with the reply, an error, or
+    /// ``NATSError/timeout`` once `timeout` has passed. The callback runs on an event loop: keep
+    /// it short.
+    public func request(
+        _ payload: ByteBuffer, to subject: String, headers: NATSHeaders? = nil, timeout: Duration? = nil,
+        callback: @escaping @Sendable (Result<NATSMessage, NATSError>) -> Void
+    ) throws {
+        let timeout = timeout ?? configuration.requestTimeout
+        let deadline =
+            NIODeadline.now()
+            + .nanoseconds(
+                Int64(
+                    timeout.components.seconds * 1_000_000_000
+                        + timeout.components.attoseconds / 1_000_000_000))
+        let pending = _ClientState.PendingRequest(deadline: deadline, callback: callback)
+        var token: UInt64 = 0
+        try enqueue(registering: { state in
+            token = state.nextToken
+            state.nextToken += 1
+            state.requests[token] = pending
+        }) { out in
+            NATSCommandEncoder.publish(
+                subject: subject, replyTo: "\(self.inboxPrefix).\(token)", headers: headers, payload: payload,
+                into: &out)
+        }
+        counters.messagesOut.add(1, ordering: .relaxed)
+    }
+
+    /// Publishes a request and returns its reply.
+    /// - Throws: ``NATSError/timeout``, ``NATSError/noResponders(subject:)``, and what
+    ///   ``publish(_:to:replyTo:headers:)`` throws.
+    public func request(
+        _ payload: ByteBuffer, to subject: String, headers: NATSHeaders? = nil, timeout: Duration? = nil
+    ) async throws -> NATSMessage {
+        try await withCheckedThrowingContinuation { continuation in
+            do {
+                try request(payload, to: subject, headers: headers, timeout: timeout) { result in
+                    continuation.resume(with: result)
+                }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    // MARK: Subscriptions
+
+    /// Subscribes to `subject` (wildcards allowed), in queue group `queue` if given; `handler`
+    /// runs on an event loop for each message: keep it short, or hand the message on.
+    @discardableResult
+    public func subscribe(
+        to subject: String, queue: String? = nil, handler: @escaping @Sendable (NATSMessage) -> Void
+    ) throws -> NATSSubscription {
+        guard NATSCommandEncoder.isValidToken(subject), queue.map(NATSCommandEncoder.isValidToken) ?? true else {
+            throw NATSError.invalidArgument("subject '\(subject)' or queue '\(queue ?? "")'")
+        }
+        var sid: UInt64 = 0
+        try enqueue(registering: { state in
+            sid = state.nextSID
+            state.nextSID += 1
+            state.subscriptions[sid] = .init(subject: subject, queue: queue, handler: handler)
+        }) { out in
+            NATSCommandEncoder.subscribe(subject: subject, queue: queue, sid: sid, into: &out)
+        }
+        return NATSSubscription(id: sid, subject: subject, client: self)
+    }
+
+    /// Subscribes to `subject` and returns its messages as a stream, which unsubscribes when it
+    /// ends.
+    public func messages(on subject: String, queue: String? = nil) throws -> AsyncStream<NATSMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(of: NATSMessage.self)
+        let subscription = try subscribe(to: subject, queue: queue) { continuation.yield($0) }
+        continuation.onTermination = { _ in subscription.unsubscribe() }
+        return stream
+    }
+
+    func unsubscribe(_ sid: UInt64) {
+        _ = try? enqueue(registering: { $0.subscriptions[sid] = nil }) { out in
+            NATSCommandEncoder.unsubscribe(sid: sid, into: &out)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Appends an operation to the outbound bytes, after `registering` ran on the state under
+    /// the same lock, and makes sure a write is scheduled.
+    func enqueue(
+        registering: (inout _ClientState) -> Void = { _ in }, _ write: (inout ByteBuffer) -> Void
+    ) throws {
+        let channel: (any Channel)? = try state.withLockedValue { state in
+            switch state.phase {
+            case .closed: throw NATSError.closed
+            case .idle: throw NATSError.connectionLost
+            case .connected, .reconnecting: break
+            }
+            guard state.pending.readableBytes < configuration.maximumOutboundBytes else {
+                counters.outboundBufferFull.add(1, ordering: .relaxed)
+                throw NATSError.outboundBufferFull(limit: configuration.maximumOutboundBytes)
+            }
+            registering(&state)
+            write(&state.pending)
+            guard let channel = state.channel, !state.flushScheduled else { return nil }
+            state.flushScheduled = true
+            return channel
+        }
+        if let channel { channel.eventLoop.execute { self.writePending(to: channel) } }
+    }
+
+    /// Hands the gathered bytes to `channel`, unless the socket's own buffer is full: then they
+    /// wait for the channel to become writable.
+    func writePending(to channel: any Channel) {
+        let bytes: ByteBuffer? = state.withLockedValue { state in
+            state.flushScheduled = false
+            guard let current = state.channel, current === channel, channel.isWritable,
+                state.pending.readableBytes > 0
+            else { return nil }
+            var taken = ByteBuffer()
+            swap(&taken, &state.pending)
+            return taken
+        }
+        if let bytes { channel.writeAndFlush(bytes, promise: nil) }
+    }
+}
+
+/// A subscription of a ``NATSClient``.
+public final class NATSSubscription: Sendable {
+    /// The id the client gave it (the protocol's sid).
+    public let id: UInt64
+    /// The subject it listens to.
+    public let subject: String
+    private let client: NATSClient
+
+    init(id: UInt64, subject: String, client: NATSClient) {
+        self.id = id
+        self.subject = subject
+        self.client = client
+    }
+
+    /// Stops the subscription (`UNSUB`); messages already on their way are not delivered.
+    public func unsubscribe() { client.unsubscribe(id) }
+}

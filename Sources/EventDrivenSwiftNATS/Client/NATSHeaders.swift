@@ -1,0 +1,69 @@
+/// The headers of a NATS message (`HPUB`/`HMSG`): ordered, case-preserving, with repeatable names.
+///
+/// Names are compared without regard to case, as NATS servers and clients do.
+public struct NATSHeaders: Sendable, Equatable, Sequence {
+    /// The name/value pairs in the order they were added or received.
+    public private(set) var fields: [(name: String, value: String)] = []
+    /// The status code of a message the server made (`NATS/1.0 404 No Messages`), if any.
+    public var status: Int?
+    /// The words after the status code, if any.
+    public var statusDescription: String?
+
+    /// Empty headers.
+    public init() {}
+
+    /// Headers with the given pairs, in order.
+    public init(_ pairs: [(String, String)]) {
+        for (name, value) in pairs { append(name, value) }
+    }
+
+    /// Whether there is no field and no status.
+    public var isEmpty: Bool { fields.isEmpty && status == nil }
+
+    /// The first value of `name`, or `nil`; setting replaces every value of `name`.
+    public subscript(name: String) -> String? {
+        get {
+            // Exact spelling first: what peers send in practice, and no allocation.
+            if let exact = fields.first(where: { $0.name == name }) { return exact.value }
+            let lowered = name.lowercased()
+            return fields.first { $0.name.lowercased() == lowered }?.value
+        }
+        set {
+            let lowered = name.lowercased()
+            fields.removeAll { $0.name.lowercased() == lowered }
+            if let newValue { fields.append((name, newValue)) }
+        }
+    }
+
+    /// Adds a value for `name`, keeping earlier ones.
+    public mutating func append(_ name: String, _ value: String) {
+        fields.append((name, value))
+    }
+
+    /// Iterates the name/value pairs in order.
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    /// Equal when status and fields are equal, in order.
+    public static func == (lhs: NATSHeaders, rhs: NATSHeaders) -> Bool {
+        lhs.status == rhs.status && lhs.statusDescription == rhs.statusDescription
+            && lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// The header names the bridge writes and reads.
+public enum NATSHeaderName {
+    /// JetStream deduplicates publishes that carry the same id within the stream's window.
+    public static let messageID = "Nats-Msg-Id"
+    /// The registered name of the event in the body.
+    public static let event = "Eds-Event"
+    /// The registered version of the event's encoding.
+    public static let eventVersion = "Eds-Event-Version"
+    /// The process or bus that published the event.
+    public static let source = "Eds-Source"
+    /// Why a message was dead-lettered (on `<prefix>.deadletter.<name>` copies).
+    public static let error = "Eds-Error"
+    /// W3C trace context.
+    public static let traceparent = "traceparent"
+}

@@ -1,0 +1,61 @@
+import NIOCore
+
+/// Everything a ``NATSClient`` changes over time, kept in one value behind the client's lock.
+struct _ClientState: Sendable {
+    enum Phase: Sendable {
+        case idle
+        case connected(any Channel)
+        case reconnecting
+        case closed
+    }
+
+    struct SubscriptionEntry: Sendable {
+        var subject: String
+        var queue: String?
+        var handler: @Sendable (NATSMessage) -> Void
+    }
+
+    struct PendingRequest: Sendable {
+        var deadline: NIODeadline
+        var callback: @Sendable (Result<NATSMessage, NATSError>) -> Void
+    }
+
+    var phase = Phase.idle
+    /// Bytes not yet handed to the channel: written in one go per event-loop tick.
+    var pending = ByteBuffer()
+    var flushScheduled = false
+    var subscriptions: [UInt64: SubscriptionEntry] = [:]
+    var nextSID: UInt64 = 1
+    var requests: [UInt64: PendingRequest] = [:]
+    var nextToken: UInt64 = 1
+    var pongWaiters: [CheckedContinuation<Void, any Error>] = []
+    var serverInfo: NATSServerInfo?
+    var sweeper: RepeatedTask?
+    var reconnectTask: Task<Void, Never>?
+
+    var isClosed: Bool {
+        if case .closed = phase { return true }
+        return false
+    }
+
+    var channel: (any Channel)? {
+        if case .connected(let channel) = phase { return channel }
+        return nil
+    }
+
+    /// `SUB` for every subscription, for a new connection.
+    func resubscriptions(into out: inout ByteBuffer) {
+        for (sid, entry) in subscriptions.sorted(by: { $0.key < $1.key }) {
+            NATSCommandEncoder.subscribe(subject: entry.subject, queue: entry.queue, sid: sid, into: &out)
+        }
+    }
+
+    /// Removes and returns every request and flush waiter: the connection they were sent on is gone.
+    mutating func takeWaiters() -> ([PendingRequest], [CheckedContinuation<Void, any Error>]) {
+        defer {
+            requests = [:]
+            pongWaiters = []
+        }
+        return (Array(requests.values), pongWaiters)
+    }
+}

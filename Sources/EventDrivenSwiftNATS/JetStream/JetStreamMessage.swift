@@ -1,0 +1,131 @@
+import NIOCore
+
+/// A message delivered by a JetStream consumer, with the operations that settle it.
+public struct JetStreamMessage: Sendable {
+    /// The message as the client received it (the original subject, headers and body).
+    public let message: NATSMessage
+    /// How often the server has delivered it, this time included (1 on the first delivery).
+    public let deliveryCount: Int
+    /// Its sequence number in the stream.
+    public let streamSequence: UInt64
+    private let client: NATSClient
+
+    /// Reads the delivery count and sequence from the ack subject
+    /// (`$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>`, or
+    /// the longer form with domain and account hash); `nil` when it has none.
+    init?(_ message: NATSMessage, client: NATSClient) {
+        guard let reply = message.replyTo, reply.hasPrefix("$JS.ACK.") else { return nil }
+        // Scanned as bytes: splitting the subject into strings cost more than the rest of a delivery.
+        let utf8 = Array(reply.utf8)
+        var dots: [Int] = []
+        dots.reserveCapacity(12)
+        for (index, byte) in utf8.enumerated() where byte == UInt8(ascii: ".") { dots.append(index) }
+        let first: Int
+        switch dots.count + 1 {
+        case 9: first = 4
+        case 11...: first = 6
+        default: return nil
+        }
+        func number(_ token: Int) -> UInt64? {
+            let start = dots[token - 1] + 1
+            let end = token < dots.count ? dots[token] : utf8.count
+            guard start < end else { return nil }
+            var value: UInt64 = 0
+            for byte in utf8[start..<end] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value &* 10 &+ UInt64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let delivered = number(first), let sequence = number(first + 1) else { return nil }
+        self.message = message
+        self.deliveryCount = Int(delivered)
+        self.streamSequence = sequence
+        self.client = client
+    }
+
+    /// The subject it was published on.
+    public var subject: String { message.subject }
+    /// Its headers.
+    public var headers: NATSHeaders { message.headers }
+    /// Its body.
+    public var payload: ByteBuffer { message.payload }
+
+    /// Handled: the server will not deliver it again (`+ACK`).
+    public func ack() throws { try reply("+ACK") }
+
+    /// Not handled: deliver it again, after `delay` if given (`-NAK`).
+    public func nak(delay: Duration? = nil) throws {
+        guard let delay else { return try reply("-NAK") }
+        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+        try reply("-NAK {\"delay\": \(nanoseconds)}")
+    }
+
+    /// Never deliver it again, although it was not handled (`+TERM`).
+    public func term() throws { try reply("+TERM") }
+
+    /// Still working on it: restart the ack wait (`+WPI`).
+    public func inProgress() throws { try reply("+WPI") }
+
+    private func reply(_ body: String) throws {
+        guard let replyTo = message.replyTo else { return }
+        try client.publish(ByteBuffer(string: body), to: replyTo)
+    }
+}
+
+/// The server's answer to a JetStream publish.
+public struct JetStreamPublishAck: Sendable, Equatable {
+    /// The stream that stored the message.
+    public var stream: String
+    /// Its sequence number there.
+    public var sequence: UInt64
+    /// Whether the server had already stored a message with the same `Nats-Msg-Id`.
+    public var duplicate: Bool
+
+    /// Reads `{"stream":"EDS","seq":12,"duplicate":true}` by scanning its bytes (the hot path:
+    /// one per publish), or throws the error the server sent instead.
+    static func parse(_ body: String) throws -> JetStreamPublishAck {
+        let bytes = Array(body.utf8)
+        if find("\"error\"", in: bytes) != nil {
+            let response = try? JSONDecoderCache.decoder.decode(_ErrorOnly.self, from: bytes)
+            throw response?.error ?? JetStreamAPIError(code: 0, errorCode: nil, errorDescription: body)
+        }
+        /// The bytes of the value after `"key":`, without quotes.
+        func value(of key: String) -> ArraySlice<UInt8>? {
+            guard var index = find("\"\(key)\":", in: bytes) else { return nil }
+            while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\"") {
+                index += 1
+            }
+            var end = index
+            while end < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "\"")].contains(bytes[end]) {
+                end += 1
+            }
+            return bytes[index..<end]
+        }
+        guard let stream = value(of: "stream"), let digits = value(of: "seq"), !digits.isEmpty,
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else {
+            throw JetStreamAPIError(code: 0, errorCode: nil, errorDescription: "unreadable publish ack: \(body)")
+        }
+        let sequence = digits.reduce(UInt64(0)) { $0 &* 10 &+ UInt64($1 - UInt8(ascii: "0")) }
+        return JetStreamPublishAck(
+            stream: String(decoding: stream, as: UTF8.self), sequence: sequence,
+            duplicate: value(of: "duplicate").map { $0.elementsEqual("true".utf8) } ?? false)
+    }
+
+    /// The index just past the first occurrence of `needle` in `bytes`.
+    private static func find(_ needle: String, in bytes: [UInt8]) -> Int? {
+        let pattern = Array(needle.utf8)
+        guard bytes.count >= pattern.count else { return nil }
+        var index = 0
+        while index <= bytes.count - pattern.count {
+            if bytes[index] == pattern[0], bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+                return index + pattern.count
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private struct _ErrorOnly: Decodable { var error: JetStreamAPIError? }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import NIOCore
+
+/// Turns the bytes a NATS server sends into ``NATSServerFrame``s.
+///
+/// Pure: no I/O, no locks. Feed it what arrived with ``parse(_:)``; it consumes whole operations
+/// only and leaves a partial one in the buffer for the next call.
+struct NATSProtocolParser {
+    /// A control line longer than this without a line end is a protocol error.
+    var maximumControlLineLength = 4096
+
+    static let cr = UInt8(ascii: "\r")
+    static let lf = UInt8(ascii: "\n")
+
+    /// The next complete frame in `buffer`, consuming it; `nil` when more bytes are needed.
+    /// - Throws: ``NATSError/protocolError(_:)`` for bytes that are not the protocol.
+    func parse(_ buffer: inout ByteBuffer) throws -> NATSServerFrame? {
+        let view = buffer.readableBytesView
+        guard let lineEnd = view.firstIndex(of: Self.lf) else {
+            if view.count > maximumControlLineLength {
+                throw NATSError.protocolError("control line longer than \(maximumControlLineLength) bytes")
+            }
+            return nil
+        }
+        let start = view.startIndex
+        var end = lineEnd
+        if end > start, view[end - 1] == Self.cr { end -= 1 }
+        let line = view[start..<end]
+        let lineLength = lineEnd + 1 - start
+        guard let first = line.first else {
+            throw NATSError.protocolError("empty control line")
+        }
+        switch first | 0x20 {  // lower-cased ASCII
+        case UInt8(ascii: "m"), UInt8(ascii: "h"):
+            return try parseMessage(line: line, lineLength: lineLength, buffer: &buffer)
+        case UInt8(ascii: "p"):
+            let word = Self.upper(line)
+            buffer.moveReaderIndex(forwardBy: lineLength)
+            if word == "PING" { return .ping }
+            if word == "PONG" { return .pong }
+            throw NATSError.protocolError("unknown operation \(word)")
+        case UInt8(ascii: "+"):
+            buffer.moveReaderIndex(forwardBy: lineLength)
+            guard Self.upper(line) == "+OK" else { throw NATSError.protocolError("unknown operation") }
+            return .ok
+        case UInt8(ascii: "-"):
+            let text = String(decoding: line, as: UTF8.self)
+            buffer.moveReaderIndex(forwardBy: lineLength)
+            guard text.uppercased().hasPrefix("-ERR") else { throw NATSError.protocolError("unknown operation") }
+            let detail = text.dropFirst(4).trimmingCharacters(in: .whitespaces)
+            return .error(detail.trimmingCharacters(in: CharacterSet(charactersIn: "'")))
+        case UInt8(ascii: "i"):
+            let text = String(decoding: line, as: UTF8.self)
+            buffer.moveReaderIndex(forwardBy: lineLength)
+            guard text.uppercased().hasPrefix("INFO") else { throw NATSError.protocolError("unknown operation") }
+            let json = text.dropFirst(4).trimmingCharacters(in: .whitespaces)
+            do {
+                return .info(try JSONDecoder().decode(NATSServerInfo.self, from: Data(json.utf8)))
+            } catch {
+                throw NATSError.protocolError("INFO is not valid JSON: \(error)")
+            }
+        default:
+            throw NATSError.protocolError("unknown operation starting with byte \(first)")
+        }
+    }
+
+    /// `MSG <subject> <sid> [reply] <size>` or `HMSG <subject> <sid> [reply] <header size> <total size>`.
+    private func parseMessage(
+        line: ByteBufferView.SubSequence, lineLength: Int, buffer: inout ByteBuffer
+    ) throws -> NATSServerFrame? {
+        // Word boundaries as index ranges: slicing the view per word would retain the buffer each time.
+        var words: [Range<Int>] = []
+        words.reserveCapacity(6)
+        var wordStart: Int?
+        for index in line.indices {
+            let byte = line[index]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                if let start = wordStart { words.append(start..<index) }
+                wordStart = nil
+            } else if wordStart == nil {
+                wordStart = index
+            }
+        }
+        if let start = wordStart { words.append(start..<line.endIndex) }
+        guard let opRange = words.first else { throw NATSError.protocolError("empty control line") }
+        let op = line[opRange]
+        let opName = Self.upper(op)
+        let hasHeaders: Bool
+        switch opName {
+        case "MSG": hasHeaders = false
+        case "HMSG": hasHeaders = true
+        default: throw NATSError.protocolError("unknown operation \(opName)")
+        }
+        let sizeCount = hasHeaders ? 2 : 1
+        guard words.count == 3 + sizeCount || words.count == 4 + sizeCount else {
+            throw NATSError.protocolError("\(opName) with \(words.count - 1) arguments")
+        }
+        guard let sid = Self.integer(line[words[2]]) else { throw NATSError.protocolError("\(opName) with a bad sid") }
+        let replyTo: String? = words.count == 4 + sizeCount ? String(decoding: line[words[3]], as: UTF8.self) : nil
+        guard let total = Self.integer(line[words[words.count - 1]]) else {
+            throw NATSError.protocolError("\(opName) with a bad size")
+        }
+        let headerSize = hasHeaders ? Self.integer(line[words[words.count - 2]]) : 0
+        guard let headerSize, headerSize <= total else {
+            throw NATSError.protocolError("\(opName) with a bad header size")
+        }
+        let needed = lineLength + Int(total) + 2
+        guard buffer.readableBytes >= needed else { return nil }
+        let subject = String(decoding: line[words[1]], as: UTF8.self)
+        buffer.moveReaderIndex(forwardBy: lineLength)
+        var headers = NATSHeaders()
+        if headerSize > 0 {
+            let block = buffer.readSlice(length: Int(headerSize))!
+            headers = try Self.parseHeaders(block)
+        }
+        let payload = buffer.readSlice(length: Int(total - headerSize))!
+        guard let trailer = buffer.readBytes(length: 2), trailer == [Self.cr, Self.lf] else {
+            throw NATSError.protocolError("\(opName) payload not followed by CRLF")
+        }
+        return .message(
+            NATSMessage(subject: subject, replyTo: replyTo, headers: headers, payload: payload, subscriptionID: sid))
+    }
+
+    /// `NATS/1.0[ status[ description]]` then `Name: Value` lines, then an empty line.
+    static func parseHeaders(_ block: ByteBuffer) throws -> NATSHeaders {
+        let bytes = block.readableBytesView
+        var lines: [ByteBufferView.SubSequence] = []
+        var start = bytes.startIndex
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == lf {
+                var end = index
+                if end > start, bytes[end - 1] == cr { end -= 1 }
+                lines.append(bytes[start..<end])
+                start = index + 1
+            }
+            index += 1
+        }
+        if start < bytes.endIndex { lines.append(bytes[start..<bytes.endIndex]) }
+        guard let version = lines.first, version.starts(with: "NATS/1.0".utf8) else {
+            throw NATSError.protocolError("headers do not start with NATS/1.0")
+        }
+        var headers = NATSHeaders()
+        let statusPart = version.dropFirst(8).drop { $0 == UInt8(ascii: " ") }
+        if !statusPart.isEmpty {
+            let code = statusPart.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            headers.status = integer(code).map { Int($0) }
+            let description = statusPart.dropFirst(code.count).drop { $0 == UInt8(ascii: " ") }
+            headers.statusDescription = description.isEmpty ? nil : String(decoding: description, as: UTF8.self)
+        }
+        for line in lines.dropFirst() where !line.isEmpty {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+                throw NATSError.protocolError("header line without a colon")
+            }
+            let value = line[(colon + 1)...].drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            headers.append(String(decoding: line[..<colon], as: UTF8.self), String(decoding: value, as: UTF8.self))
+        }
+        return headers
+    }
+
+    private static func upper<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        String(decoding: bytes, as: UTF8.self).uppercased()
+    }
+
+    private static func integer<C: Collection>(_ bytes: C) -> UInt64? where C.Element == UInt8 {
+        guard !bytes.isEmpty, bytes.count <= 19 else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+}

@@ -1,0 +1,50 @@
+import NIOCore
+
+/// One operation the server sent, parsed from the wire.
+enum NATSServerFrame: Sendable {
+    case info(NATSServerInfo)
+    case message(NATSMessage)
+    case ping
+    case pong
+    case ok
+    case error(String)
+}
+
+/// What the server says about itself in `INFO`.
+public struct NATSServerInfo: Sendable, Decodable, Equatable {
+    /// The server's unique id.
+    public var serverID: String
+    /// Its version, e.g. `2.9.10`.
+    public var version: String
+    /// Whether it accepts `HPUB` and sends `HMSG`.
+    public var headers: Bool
+    /// The largest payload it accepts, in bytes.
+    public var maxPayload: Int
+    /// Whether it requires TLS.
+    public var tlsRequired: Bool
+    /// Whether it requires credentials.
+    public var authRequired: Bool
+    /// Whether it runs JetStream.
+    public var jetStream: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case serverID = "server_id"
+        case version, headers
+        case maxPayload = "max_payload"
+        case tlsRequired = "tls_required"
+        case authRequired = "auth_required"
+        case jetStream = "jetstream"
+    }
+
+    /// Decodes an `INFO` body, with defaults for what a server may leave out.
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        serverID = try values.decodeIfPresent(String.self, forKey: .serverID) ?? ""
+        version = try values.decodeIfPresent(String.self, forKey: .version) ?? ""
+        headers = try values.decodeIfPresent(Bool.self, forKey: .headers) ?? false
+        maxPayload = try values.decodeIfPresent(Int.self, forKey: .maxPayload) ?? 1_048_576
+        tlsRequired = try values.decodeIfPresent(Bool.self, forKey: .tlsRequired) ?? false
+        authRequired = try values.decodeIfPresent(Bool.self, forKey: .authRequired) ?? false
+        jetStream = try values.decodeIfPresent(Bool.self, forKey: .jetStream) ?? false
+    }
+}

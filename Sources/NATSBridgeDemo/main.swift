@@ -1,0 +1,121 @@
+import EventDrivenSwift
+import EventDrivenSwiftNATS
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Writes one line to stdout at once (no buffering: a reader sees it immediately).
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func bridgeConfiguration(_ options: Options) throws -> NATSBridgeConfiguration {
+    var configuration = NATSBridgeConfiguration()
+    configuration.prefix = options.string("prefix", "eds")
+    configuration.streamName = options.string("stream", "EDS")
+    configuration.storage = options.string("storage", "file") == "memory" ? .memory : .file
+    configuration.consumers.maxDeliver = try options.int("max-deliver", 5)
+    configuration.consumers.ackWait = .milliseconds(try options.int("ack-wait-ms", 30_000))
+    let retryDelay = try options.int("retry-delay-ms", 1_000)
+    configuration.consumers.retryDelays = (0..<max(1, configuration.consumers.maxDeliver)).map {
+        .milliseconds(retryDelay << min($0, 16))
+    }
+    return configuration
+}
+
+func produce(_ options: Options, bridge: NATSBridge, bus: EventBus) async throws {
+    let count = try options.int("count", 1_000)
+    let first = try options.int("first-id", 1)
+    let window = try options.int("window", 4_096)
+    try bridge.export(OrderPlaced.self)
+    let started = ContinuousClock.now
+    for orderID in first..<(first + count) {
+        bus.queue(OrderPlaced(orderID: orderID, customerID: orderID % 97, amount: Double(orderID % 1_000) + 0.5))
+        if orderID % 256 == 0 { await bridge.waitForExports(below: window) }
+    }
+    await bus.drain()
+    await bridge.waitForExports()
+    let seconds = (ContinuousClock.now - started) / .seconds(1)
+    let statistics = bridge.statistics
+    emit(
+        "{\"produced\":\(count),\"acknowledged\":\(statistics.acknowledged),\"duplicates\":\(statistics.duplicates),"
+            + "\"unacknowledged\":\(statistics.publishFailures),\"retries\":\(statistics.publishRetries),"
+            + "\"seconds\":\(seconds)}")
+}
+
+func work(_ options: Options, bridge: NATSBridge) throws {
+    let pid = ProcessInfo.processInfo.processIdentifier
+    let mode: NATSImportMode =
+        options.flags.contains("broadcast") ? .broadcast : .group(options.string("group", "workers"))
+    let failAlways = options.flags.contains("fail")
+    let failFirst = try options.int("fail-first", 0)
+    let handleTime = try options.int("handle-ms", 0)
+    let started = ContinuousClock.now
+    try bridge.listen(OrderPlaced.self, mode: mode) { order, delivery in
+        if handleTime > 0 { try await Task.sleep(for: .milliseconds(handleTime)) }
+        if failAlways || delivery.deliveryCount <= failFirst {
+            let atMs = (ContinuousClock.now - started) / .milliseconds(1)
+            emit(
+                "{\"failed\":\"\(delivery.messageID)\",\"orderID\":\(order.orderID),"
+                    + "\"delivery\":\(delivery.deliveryCount),\"pid\":\(pid),\"atMs\":\(atMs)}")
+            throw DemoFailure(orderID: order.orderID)
+        }
+        emit("{\"msgId\":\"\(delivery.messageID)\",\"orderID\":\(order.orderID),\"pid\":\(pid)}")
+    }
+    let letters = bridge.deadLetters()
+    Task {
+        for await letter in letters {
+            let reason = letter.reason.replacingOccurrences(of: "\"", with: "'")
+            emit("{\"deadLetter\":\"\(letter.messageID ?? "")\",\"reason\":\"\(reason)\",\"pid\":\(pid)}")
+        }
+    }
+    Task {
+        try await bridge.waitUntilRunning()
+        emit("{\"ready\":true,\"pid\":\(pid)}")
+    }
+}
+
+struct DemoFailure: Error, CustomStringConvertible {
+    var orderID: Int
+    var description: String { "the demo handler failed on order \(orderID) (as asked)" }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let options: Options
+do {
+    options = try Options(arguments)
+} catch {
+    FileHandle.standardError.write(Data((Options.usage + "\n").utf8))
+    exit(2)
+}
+var logger = Logger(label: "NATSBridgeDemo")
+logger.logLevel = .warning
+let bus = EventBus(label: "NATSBridgeDemo")
+let events = NATSEventRegistry()
+try events.register(OrderPlaced.self, name: "orders.placed", version: 1)
+let bridge = try NATSBridge(
+    bus: bus, events: events, server: options.string("server", "nats://127.0.0.1:4222"),
+    configuration: try bridgeConfiguration(options), logger: logger)
+
+if options.command == "produce" {
+    let running = Task { try await bridge.run() }
+    do {
+        try await bridge.waitUntilRunning()
+        try await produce(options, bridge: bridge, bus: bus)
+        bridge.shutdown()
+        try await running.value
+    } catch {
+        FileHandle.standardError.write(Data("produce failed: \(error)\n".utf8))
+        exit(1)
+    }
+} else {
+    try work(options, bridge: bridge)
+    let group = ServiceGroup(
+        configuration: .init(services: [bridge], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    do {
+        try await group.run()
+    } catch {
+        FileHandle.standardError.write(Data("work failed: \(error)\n".utf8))
+        exit(1)
+    }
+}

@@ -1,0 +1,8 @@
+import NIOConcurrencyHelpers
+
+/// `NIOLockedValueBox` under a short name for the tests' collectors.
+final class NIOLockedBoxShim<Value: Sendable>: Sendable {
+    private let box: NIOLockedValueBox<Value>
+    init(_ value: Value) { box = NIOLockedValueBox(value) }
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R { try box.withLockedValue(body) }
+}
