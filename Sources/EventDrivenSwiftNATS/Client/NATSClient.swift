@@ -99,15 +99,17 @@ public final class NATSClient: Sendable {
                         + timeout.components.attoseconds / 1_000_000_000))
         let pending = _ClientState.PendingRequest(deadline: deadline, callback: callback)
         var token: UInt64 = 0
-        try enqueue(registering: { state in
-            token = state.nextToken
-            state.nextToken += 1
-            state.requests[token] = pending
-        }) { out in
-            NATSCommandEncoder.publish(
-                subject: subject, replyTo: "\(self.inboxPrefix).\(token)", headers: headers, payload: payload,
-                into: &out)
-        }
+        try enqueue(
+            registering: { state in
+                token = state.nextToken
+                state.nextToken += 1
+                state.requests[token] = pending
+            },
+            { out in
+                NATSCommandEncoder.publish(
+                    subject: subject, replyTo: "\(self.inboxPrefix).\(token)", headers: headers, payload: payload,
+                    into: &out)
+            })
         counters.messagesOut.add(1, ordering: .relaxed)
     }
 
@@ -140,13 +142,15 @@ public final class NATSClient: Sendable {
             throw NATSError.invalidArgument("subject '\(subject)' or queue '\(queue ?? "")'")
         }
         var sid: UInt64 = 0
-        try enqueue(registering: { state in
-            sid = state.nextSID
-            state.nextSID += 1
-            state.subscriptions[sid] = .init(subject: subject, queue: queue, handler: handler)
-        }) { out in
-            NATSCommandEncoder.subscribe(subject: subject, queue: queue, sid: sid, into: &out)
-        }
+        try enqueue(
+            registering: { state in
+                sid = state.nextSID
+                state.nextSID += 1
+                state.subscriptions[sid] = .init(subject: subject, queue: queue, handler: handler)
+            },
+            { out in
+                NATSCommandEncoder.subscribe(subject: subject, queue: queue, sid: sid, into: &out)
+            })
         return NATSSubscription(id: sid, subject: subject, client: self)
     }
 
@@ -160,9 +164,9 @@ public final class NATSClient: Sendable {
     }
 
     func unsubscribe(_ sid: UInt64) {
-        _ = try? enqueue(registering: { $0.subscriptions[sid] = nil }) { out in
-            NATSCommandEncoder.unsubscribe(sid: sid, into: &out)
-        }
+        _ = try? enqueue(
+            registering: { $0.subscriptions[sid] = nil },
+            { out in NATSCommandEncoder.unsubscribe(sid: sid, into: &out) })
     }
 
     // MARK: Writing
