@@ -87,7 +87,7 @@ extension NATSServerTests {
     }
 }
 
-@Suite("NATS bridge without a server")
+@Suite("X1: the NATS bridge without a server")
 struct NATSBridgeRegistrationTests {
     @Test("X2: an unregistered type is a clear error at registration; bad names and duplicates are refused")
     func registration() throws {
