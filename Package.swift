@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "ThreadSafeSwift", targets: ["ThreadSafeSwift"]),
         .library(name: "Observable", targets: ["Observable"]),
         .library(name: "EventDrivenSwiftTesting", targets: ["EventDrivenSwiftTesting"]),
+        .library(name: "EventDrivenSwiftObservability", targets: ["EventDrivenSwiftObservability"]),
+        .library(name: "EventDrivenSwiftServiceLifecycle", targets: ["EventDrivenSwiftServiceLifecycle"]),
         .executable(name: "TemperatureDemo", targets: ["TemperatureDemo"]),
         .library(name: "EventDrivenSwiftNATS", targets: ["EventDrivenSwiftNATS"]),
         .executable(name: "NATSBridgeDemo", targets: ["NATSBridgeDemo"]),
@@ -20,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .target(name: "ThreadSafeSwift"),
@@ -29,9 +33,44 @@ let package = Package(
             dependencies: [
                 "ThreadSafeSwift",
                 "Observable",
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
+                // ServiceContext only (swift-distributed-tracing's API module, no tracer), so
+                // the context current at dispatch is current around the handler (SPEC M4).
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // Metrics and tracing built on the bus's interceptors (SPEC M1, M4): a product of its own,
+        // so the core needs neither swift-metrics nor a tracer.
+        .target(
+            name: "EventDrivenSwiftObservability",
+            dependencies: [
+                "EventDrivenSwift",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "EventDrivenSwiftObservabilityTests",
+            dependencies: [
+                "EventDrivenSwiftObservability",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // A swift-service-lifecycle `Service` that runs a bus and stops it gracefully on SIGTERM.
+        .target(
+            name: "EventDrivenSwiftServiceLifecycle",
+            dependencies: [
+                "EventDrivenSwift", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "EventDrivenSwiftServiceLifecycleTests",
+            dependencies: [
+                "EventDrivenSwiftServiceLifecycle",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -42,7 +81,10 @@ let package = Package(
         .testTarget(name: "EventDrivenSwiftTestingTests", dependencies: ["EventDrivenSwiftTesting"]),
         .testTarget(
             name: "EventDrivenSwiftTests",
-            dependencies: ["EventDrivenSwift", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "EventDrivenSwift", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            ]),
         // A user's module: the public API only, Swift 6 mode, no warnings (SPEC A4).
         .testTarget(
             name: "UserModuleTests", dependencies: ["EventDrivenSwift"], swiftSettings: [.swiftLanguageMode(.v6)]),

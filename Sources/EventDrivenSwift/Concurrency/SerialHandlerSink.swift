@@ -59,7 +59,10 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                         continue
                     }
                     do {
-                        try await handler(envelope.event, envelope.metadata)
+                        // With the event's service context current, through the bus's interceptors.
+                        try await counters.observation.run(
+                            { try await handler(envelope.event, envelope.metadata) }, for: envelope,
+                            receiver: subscription.receiver)
                         counters.settle(.delivered, envelope)
                     } catch {
                         bus?.report(
@@ -101,6 +104,9 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         }
         if !queued { body() }
     }
+
+    var observation: _Observation? { bus?.counters.observation }
+    var receiverKind: EventReceiverKind { .async }
 
     func register(_ subscription: _Subscription) {
         bus?.register(subscription)

@@ -24,8 +24,12 @@ final class _StreamDelivery: Sendable {
     /// The consumer takes the event: it is delivered.
     func take() -> _EventEnvelope {
         settle(.delivered)
+        counters.observation.settled(.delivered, envelope, receiver: Self.receiver)
         return envelope
     }
+
+    /// What interceptors are told of the receiver of every stream delivery.
+    private static var receiver: EventReceiver { EventReceiver(kind: .stream, name: "stream") }
 
     /// Counts `outcome` (and posts its dead letter) unless the delivery was settled already.
     func settle(_ outcome: _DeliveryOutcome) {

@@ -48,6 +48,9 @@ final class _StreamSink: _DeliverySink, _SubscriptionRegistrar {
         }
     }
 
+    var observation: _Observation? { counters.observation }
+    var receiverKind: EventReceiverKind { .stream }
+
     func register(_ subscription: _Subscription) {
         bus?.register(subscription)
     }

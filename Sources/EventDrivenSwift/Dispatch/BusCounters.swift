@@ -16,7 +16,14 @@ final class _BusCounters: Sendable {
     /// Deliveries whose handler threw (not counted as delivered).
     let failed = Atomic<Int>(0)
     /// Where undelivered events are posted for dead-letter observers.
-    let deadLetters = _DeadLetterOffice()
+    let deadLetters: _DeadLetterOffice
+    /// The bus's interceptors (Observability/).
+    let observation: _Observation
+
+    init(busLabel: String) {
+        observation = _Observation(busLabel: busLabel)
+        deadLetters = _DeadLetterOffice(observation: observation)
+    }
 
     func record(_ tally: _DeliveryTally) {
         if tally.delivered > 0 { delivered.add(tally.delivered, ordering: .relaxed) }

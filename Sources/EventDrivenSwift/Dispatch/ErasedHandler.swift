@@ -15,6 +15,8 @@ struct _ErasedHandler: Sendable {
     let hasInlineHandler: Bool
     /// Where an error the handler throws is reported; `nil` for handlers that cannot throw.
     let failures: _FailureReport?
+    /// `false` for ``empty``: the sink runs the user's code, and reports it to interceptors.
+    let runsHandler: Bool
 
     /// The erased forms of `handler`, for events of type `E`.
     @inlinable
@@ -50,17 +52,18 @@ struct _ErasedHandler: Sendable {
     /// A handler that does nothing, for a subscription whose sink runs the user's code itself
     /// (such a sink may still deliver to the subscription, to apply its checks).
     static var empty: _ErasedHandler {
-        _ErasedHandler(handler: { _, _ in }, inlineHandler: nil)
+        _ErasedHandler(handler: { _, _ in }, inlineHandler: nil, runsHandler: false)
     }
 
     @usableFromInline
     init(
         handler: @escaping @Sendable (any Eventable, EventMetadata) throws -> Void,
         inlineHandler: (@Sendable (UnsafeRawPointer, EventMetadata) throws -> Void)?,
-        failures: _FailureReport? = nil
+        failures: _FailureReport? = nil, runsHandler: Bool = true
     ) {
         self.handler = handler
         self.failures = failures
+        self.runsHandler = runsHandler
         // Not optional, so that a delivery calls it without copying (retaining) an optional.
         self.inlineHandler = inlineHandler ?? { _, _ in preconditionFailure("no inline form") }
         self.hasInlineHandler = inlineHandler != nil

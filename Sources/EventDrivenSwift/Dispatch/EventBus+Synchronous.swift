@@ -13,11 +13,16 @@ extension EventBus {
     /// bus.listen(NavigationEvent.self, executeOn: .synchronous) { event, _ in navigate(to: event.destination) }
     /// bus.dispatchNow(NavigationEvent(destination: .screenTwo))   // navigated when this returns
     /// ```
+    ///
+    /// `file` and `line` say where the dispatch is, for interceptors (``EventSource``).
     @inlinable
-    public func dispatchNow<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
+    public func dispatchNow<E: Eventable>(
+        _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
         dispatch(
             event,
-            metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil)
+            metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil),
+            site: _DispatchSite(fileID: file, line: line)
         )
     }
 }
@@ -26,7 +31,10 @@ extension Eventable {
     /// Dispatches this event on `bus` and returns once every synchronous receiver has handled
     /// it; see ``EventBus/dispatchNow(_:priority:)``.
     @inlinable
-    public func dispatchNow(on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal) {
-        bus.dispatchNow(self, priority: priority)
+    public func dispatchNow(
+        on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal, file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        bus.dispatchNow(self, priority: priority, file: file, line: line)
     }
 }

@@ -27,7 +27,7 @@ public final class EventBus: Sendable {
     /// The routes, under a lock that blocks with priority inheritance on Apple platforms (see
     /// ``_RegistryLockedValue``).
     let registry = _RegistryLockedValue(_Registry())
-    let counters = _BusCounters()
+    let counters: _BusCounters
     let tasks = _TaskTracker()
     /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
     let dispatches = _DispatchesInFlight()
@@ -50,6 +50,7 @@ public final class EventBus: Sendable {
     ///   - logger: Where the bus reports errors; by default a logger labelled `EventDrivenSwift`.
     public init(label: String = "EventBus", logger: Logger? = nil) {
         self.label = label
+        self.counters = _BusCounters(busLabel: label)
         self.logger = logger ?? Logger(label: "EventDrivenSwift")
         self.mainQueueWatch = _MainQueueWatch(logger: self.logger, busLabel: label)
     }
@@ -62,23 +63,34 @@ public final class EventBus: Sendable {
     // MARK: Dispatch
 
     /// Dispatches `event` through the queue and returns at once.
+    ///
+    /// `file` and `line` say where the dispatch is, for interceptors and the topology
+    /// (``EventSource``); leave them to their defaults.
     @inlinable
-    public func queue<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
-        dispatch(event, method: .queue, priority: priority)
+    public func queue<E: Eventable>(
+        _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        dispatch(event, method: .queue, priority: priority, file: file, line: line)
     }
 
     /// Dispatches `event` through the stack and returns at once.
     @inlinable
-    public func stack<E: Eventable>(_ event: E, priority: EventPriority = .normal) {
-        dispatch(event, method: .stack, priority: priority)
+    public func stack<E: Eventable>(
+        _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        dispatch(event, method: .stack, priority: priority, file: file, line: line)
     }
 
     /// Dispatches `event` with the given method and priority and returns at once.
     @inlinable
-    public func dispatch<E: Eventable>(_ event: E, method: EventDispatchMethod, priority: EventPriority = .normal) {
+    public func dispatch<E: Eventable>(
+        _ event: E, method: EventDispatchMethod, priority: EventPriority = .normal, file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
         dispatch(
             event,
-            metadata: EventMetadata(priority: priority, method: method, dispatchTime: ._eventNow, scheduledTime: nil)
+            metadata: EventMetadata(priority: priority, method: method, dispatchTime: ._eventNow, scheduledTime: nil),
+            site: _DispatchSite(fileID: file, line: line)
         )
     }
 
@@ -89,9 +101,10 @@ public final class EventBus: Sendable {
     /// so the routing key is a constant and the event is boxed without generic calls. Routing
     /// and delivery are plain code in this module.
     @inlinable
-    func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata) {
-        route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) { sequence in
-            _EventEnvelope(event: event, metadata: metadata, sequence: sequence)
+    func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata, site: _DispatchSite = .library) {
+        route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self), site: site) {
+            sequence, annotation in
+            _EventEnvelope(event: event, metadata: metadata.annotated(annotation), sequence: sequence)
         }
     }
 
@@ -108,17 +121,22 @@ public final class EventBus: Sendable {
     /// for a lone subscriber always, and for every subscriber when the event is stored inline in
     /// its box (`boxesInline`, see ``_boxesInline(_:)``), where boxing costs less than the copy;
     /// such entries are marked to be run in place (see ``_MailboxEntry``).
+    ///
+    /// `makeEnvelope` also takes what the dispatch adds to the metadata (the service context, an
+    /// observed dispatch's number; see ``_Observation/annotation(site:makeEnvelope:)``).
     @usableFromInline
     func route(
-        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
+        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, site: _DispatchSite,
+        makeEnvelope makeAnnotatedEnvelope: (UInt64, _EventMetadataExtras?) -> _EventEnvelope
     ) {
         dispatches.enter()
         defer { dispatches.leave() }
         guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
-            counters.rejected.add(1, ordering: .relaxed)
-            report(.busShutDown(bus: label, eventType: String(reflecting: type(of: makeEnvelope(0).event))))
+            reject(makeAnnotatedEnvelope(0, nil), site: site)
             return
         }
+        let annotation = counters.observation.annotation(site: site, makeEnvelope: makeAnnotatedEnvelope)
+        func makeEnvelope(_ sequence: UInt64) -> _EventEnvelope { makeAnnotatedEnvelope(sequence, annotation) }
         // Consumers run first, on this thread; the check is one relaxed load while there are none.
         let consumed = offerToConsumers({ makeEnvelope(0) }, type: key)
         var followUps: [_EnqueueFollowUp] = []
@@ -166,15 +184,26 @@ public final class EventBus: Sendable {
         defer { dispatches.leave() }
         guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
             counters.rejected.add(1, ordering: .relaxed)
+            counters.observation.rejected(message, metadata: metadata, site: .library)
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
             return
         }
-        let envelope = _EventEnvelope(event: message, metadata: metadata)
+        let annotation = counters.observation.annotation(site: .library) { _, annotation in
+            _EventEnvelope(event: message, metadata: metadata.annotated(annotation))
+        }
+        let envelope = _EventEnvelope(event: message, metadata: metadata.annotated(annotation))
         if let route = registry.withLock({ $0.channels[channel] }) {
             deliver(envelope, route: route)
         } else {
             deliverToNobody(envelope)
         }
+    }
+
+    /// Counts a dispatch refused after shutdown, and reports it.
+    private func reject(_ envelope: _EventEnvelope, site: _DispatchSite) {
+        counters.rejected.add(1, ordering: .relaxed)
+        counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: site)
+        report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
     }
 
     /// Counts an event no one subscribes to, and posts it as a dead letter if anyone listens.
@@ -304,7 +333,7 @@ public final class EventBus: Sendable {
     var listenerMailbox: _Mailbox {
         sharedMailboxes.withLock { shared in
             if let mailbox = shared.listenerThread { return mailbox }
-            let thread = _MailboxThread(name: "EventDrivenSwift.listener(\(label))")
+            let thread = _MailboxThread(name: _MailboxExecutor.listenerThreadNamePrefix + "\(label))")
             let mailbox = _Mailbox(executor: .thread(thread), counters: counters)
             thread.start(mailbox)
             shared.listenerThread = mailbox
@@ -383,7 +412,7 @@ public final class EventBus: Sendable {
     }
 
     /// Every mailbox that a subscription of this bus delivers into.
-    private var receivingMailboxes: [_Mailbox] {
+    var receivingMailboxes: [_Mailbox] {
         let subscriptions = registry.withLock { $0.allSubscriptions }
         var seen = Set<ObjectIdentifier>()
         var mailboxes: [_Mailbox] = []
@@ -491,7 +520,9 @@ public final class EventBus: Sendable {
     }
 }
 
-extension EventBus: _SubscriptionRegistrar {}
+extension EventBus: _SubscriptionRegistrar {
+    var observation: _Observation? { counters.observation }
+}
 
 /// The mailboxes a bus creates for itself on first use.
 struct _SharedMailboxes {

@@ -18,6 +18,8 @@ protocol _DeliverySink: AnyObject, Sendable {
     func accept(_ envelope: _EventEnvelope, for subscription: _Subscription)
     /// Where the sink runs handlers, in words, for errors and logs.
     var receiverDescription: String { get }
+    /// The kind of receiver the sink is, for interceptors.
+    var receiverKind: EventReceiverKind { get }
 }
 
 extension _DeliverySink {
@@ -28,6 +30,15 @@ extension _DeliverySink {
 protocol _SubscriptionRegistrar: AnyObject, Sendable {
     func register(_ subscription: _Subscription)
     func unregister(_ subscription: _Subscription)
+    /// The interceptors of the bus whose events the subscription receives.
+    var observation: _Observation? { get }
+    /// The kind of receiver a subscription registered here is, when the registrar decides it
+    /// (a pool's threads); `nil` to let the subscription's target decide.
+    var registeredReceiverKind: EventReceiverKind? { get }
+}
+
+extension _SubscriptionRegistrar {
+    var registeredReceiverKind: EventReceiverKind? { nil }
 }
 
 /// Which deliveries a listener wants, checked when the delivery is about to run.
@@ -82,6 +93,11 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     private let hasInlineHandler: Bool
     /// Where an error the handler throws is reported.
     private let failures: _FailureReport?
+    /// `false` for a subscription whose sink runs the user's code itself (``_ErasedHandler/empty``).
+    private let runsHandler: Bool
+    /// The bus's interceptors and the kind of receiver this is, for them.
+    private let observation: _Observation?
+    private let registrarReceiverKind: EventReceiverKind?
     private let active = Atomic<Bool>(true)
 
     convenience init<E: Eventable>(
@@ -125,6 +141,9 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         self.inlineHandler = handlers.inlineHandler
         self.hasInlineHandler = handlers.hasInlineHandler
         self.failures = handlers.failures
+        self.runsHandler = handlers.runsHandler
+        self.observation = registrar.observation
+        self.registrarReceiverKind = registrar.registeredReceiverKind
     }
 
     var isActive: Bool { active.load(ordering: .acquiring) }
@@ -157,15 +176,29 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         let keptOwner = hasOwner ? owner : nil
         let refusal = refusal(
             ownerGone: hasOwner && keptOwner == nil, isNewest: { envelope.hasSequence($0) },
-            metadata: { envelope.metadata }, accepts: { $0.accepts(envelope.event, envelope.metadata) })
+            metadata: { envelope.metadata }, accepts: { $0.accepts(envelope.event, envelope.metadata) },
+            envelope: { envelope })
         if let refusal { return refusal }
         do {
-            try handler(envelope.event, envelope.metadata)
+            if _slowPath(isObserved(envelope.metadata)) {
+                try observation.unsafelyUnwrapped.run(
+                    { try handler(envelope.event, envelope.metadata) }, for: envelope, receiver: receiver)
+            } else {
+                try handler(envelope.event, envelope.metadata)
+            }
         } catch {
             return failed(error, envelope)
         }
         withExtendedLifetime(keptOwner) {}
         return .delivered
+    }
+
+    /// Whether a delivery must go through the bus's interceptors, or bind the event's service
+    /// context: one relaxed load and the metadata's rare parts, checked for `nil`.
+    @inline(__always)
+    private func isObserved(_ metadata: EventMetadata) -> Bool {
+        guard runsHandler, let observation else { return false }
+        return metadata.extras != nil || observation.isActive
     }
 
     /// ``deliver(_:)`` for the envelope at `envelope`, whose event's bytes are at `eventBytes`:
@@ -176,10 +209,15 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         let refusal = refusal(
             ownerGone: hasOwner && keptOwner == nil,
             isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },
-            accepts: { $0.accepts(envelope.pointee.event, envelope.pointee.metadata) })
+            accepts: { $0.accepts(envelope.pointee.event, envelope.pointee.metadata) },
+            envelope: { envelope.pointee })
         if let refusal { return refusal }
         do {
-            if hasInlineHandler {
+            if _slowPath(isObserved(envelope.pointee.metadata)) {
+                try observation.unsafelyUnwrapped.run(
+                    { try handler(envelope.pointee.event, envelope.pointee.metadata) }, for: envelope.pointee,
+                    receiver: receiver)
+            } else if hasInlineHandler {
                 try inlineHandler(eventBytes, envelope.pointee.metadata)
             } else {
                 try handler(envelope.pointee.event, envelope.pointee.metadata)
@@ -213,7 +251,8 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// interests ask: whether it is the newest of its type, its metadata, a filter's verdict.
     @inline(__always)
     private func refusal(
-        ownerGone: Bool, isNewest: (UInt64) -> Bool, metadata: () -> EventMetadata, accepts: (_EventFilter) -> Bool
+        ownerGone: Bool, isNewest: (UInt64) -> Bool, metadata: () -> EventMetadata, accepts: (_EventFilter) -> Bool,
+        envelope: () -> _EventEnvelope
     ) -> _DeliveryOutcome? {
         // The owner first: a listener whose owner was freed may also have been dropped for it.
         if ownerGone {
@@ -229,7 +268,34 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         case .youngerThan(let maximumAge):
             return maximumAge > 0 && metadata().age > maximumAge ? .expired : nil
         case .custom(let filter):
-            return accepts(filter) ? nil : .filtered
+            if accepts(filter) { return nil }
+            if let observation, observation.isActive { observation.settled(.filtered, envelope(), receiver: receiver) }
+            return .filtered
+        }
+    }
+
+    /// Who this subscription delivers to, for interceptors.
+    var receiver: EventReceiver {
+        EventReceiver(
+            kind: registrarReceiverKind ?? targetReceiverKind, name: receiverName,
+            owner: owner.map { String(describing: type(of: $0)) })
+    }
+
+    private var targetReceiverKind: EventReceiverKind {
+        switch target {
+        case .mailbox(let mailbox): mailbox.executor.receiverKind
+        case .task: .task
+        case .synchronous: .synchronous
+        case .sink(let sink): sink.receiverKind
+        }
+    }
+
+    private var receiverName: String {
+        switch target {
+        case .mailbox(let mailbox): mailbox.executor.receiverName
+        case .task: "task"
+        case .synchronous: "synchronous (dispatching thread)"
+        case .sink(let sink): sink.receiverDescription
         }
     }
 

@@ -19,30 +19,40 @@ extension Eventable {
     ///
     /// Queued events reach each receiver after its stacked events, highest priority first and,
     /// within a priority, first in first out.
+    ///
+    /// `file` and `line` say where the dispatch is, for interceptors and the topology
+    /// (``EventSource``); leave them to their defaults.
     @inlinable
-    public func queue(priority: EventPriority = .normal) {
-        EventCentral.shared.queue(self, priority: priority)
+    public func queue(priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line) {
+        EventCentral.shared.queue(self, priority: priority, file: file, line: line)
     }
 
     /// Dispatches this event through the stack of ``EventCentral/shared`` and returns at once.
     ///
     /// Stacked events reach each receiver before its queued events, highest priority first and,
     /// within a priority, last in first out.
+    ///
+    /// `file` and `line` say where the dispatch is, for interceptors and the topology
+    /// (``EventSource``); leave them to their defaults.
     @inlinable
-    public func stack(priority: EventPriority = .normal) {
-        EventCentral.shared.stack(self, priority: priority)
+    public func stack(priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line) {
+        EventCentral.shared.stack(self, priority: priority, file: file, line: line)
     }
 
     /// Dispatches this event through the queue of `bus`.
     @inlinable
-    public func queue(on bus: EventBus, priority: EventPriority = .normal) {
-        bus.queue(self, priority: priority)
+    public func queue(
+        on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        bus.queue(self, priority: priority, file: file, line: line)
     }
 
     /// Dispatches this event through the stack of `bus`.
     @inlinable
-    public func stack(on bus: EventBus, priority: EventPriority = .normal) {
-        bus.stack(self, priority: priority)
+    public func stack(
+        on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        bus.stack(self, priority: priority, file: file, line: line)
     }
 
     /// Queues this event on ``EventCentral/shared`` once `time` has come.

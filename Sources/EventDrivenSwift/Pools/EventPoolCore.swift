@@ -48,6 +48,11 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
 
     // MARK: Registration
 
+    var observation: _Observation? { bus.counters.observation }
+    /// The pool's threads receive as the pool.
+    var registeredReceiverKind: EventReceiverKind? { .pool }
+    var receiverKind: EventReceiverKind { .pool }
+
     func register(_ subscription: _Subscription) {
         guard case .mailbox(let mailbox) = subscription.target else {
             bus.register(subscription)

@@ -2,7 +2,9 @@ import Synchronization
 
 /// Where a bus posts the events it could not deliver, for whoever observes its dead letters.
 ///
-/// Posting is free while nobody observes: one relaxed atomic load.
+/// Posting is free while nobody observes: two relaxed atomic loads. The bus's interceptors
+/// observe them too: every undelivered outcome but a filter's refusal and a handler's failure
+/// (which the handler's run reports) reaches them through here, once.
 final class _DeadLetterOffice: Sendable {
     private struct Observers {
         var nextID = 0
@@ -12,22 +14,42 @@ final class _DeadLetterOffice: Sendable {
 
     private let observers = LockedValue(Observers())
     private let observerCount = Atomic<Int>(0)
+    private let observation: _Observation
+
+    init(observation: _Observation) {
+        self.observation = observation
+    }
 
     deinit {
         close()
     }
 
     @inline(__always)
-    var isObserved: Bool { observerCount.load(ordering: .relaxed) > 0 }
+    var isObserved: Bool { observerCount.load(ordering: .relaxed) > 0 || observation.isActive }
 
-    /// Hands a dead letter for `envelope` to every observer.
+    /// Hands a dead letter for `envelope` to every observer, and its outcome to the interceptors.
     func post(_ envelope: _EventEnvelope, reason: DeadLetter.Reason) {
-        guard isObserved else { return }
+        if observation.isActive { report(reason, envelope) }
+        guard observerCount.load(ordering: .relaxed) > 0 else { return }
         post(DeadLetter(event: envelope.event, metadata: envelope.metadata, reason: reason))
     }
 
+    @inline(never)
+    private func report(_ reason: DeadLetter.Reason, _ envelope: _EventEnvelope) {
+        switch reason {
+        case .undelivered: observation.foundNoReceiver(envelope)
+        case .expired: observation.settled(.expired, envelope, receiver: nil)
+        case .superseded: observation.settled(.superseded, envelope, receiver: nil)
+        case .ownerReleased: observation.settled(.ownerReleased, envelope, receiver: nil)
+        case .dropped: observation.settled(.dropped, envelope, receiver: nil)
+        case .discarded: observation.settled(.discarded, envelope, receiver: nil)
+        // The handler's run reported it, with its error and duration.
+        case .failed: break
+        }
+    }
+
     func post(_ letter: DeadLetter) {
-        guard isObserved else { return }
+        guard observerCount.load(ordering: .relaxed) > 0 else { return }
         let continuations = observers.withLock { Array($0.continuations.values) }
         for continuation in continuations { continuation.yield(letter) }
     }

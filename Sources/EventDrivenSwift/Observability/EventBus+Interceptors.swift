@@ -1,0 +1,46 @@
+extension EventBus {
+    /// Adds `interceptor` to this bus: from now on it sees every dispatch and every delivery
+    /// (see ``EventInterceptor``), until the returned handle's ``EventInterceptorHandle/cancel()``.
+    ///
+    /// Interceptors wrap handlers in the order they were added, the first outermost.
+    @discardableResult
+    public func addInterceptor(_ interceptor: some EventInterceptor) -> EventInterceptorHandle {
+        let token = counters.observation.add(interceptor)
+        interceptor.attached(to: self)
+        return EventInterceptorHandle(bus: self, token: token)
+    }
+
+    /// The interceptors added to this bus and not removed, in the order they were added.
+    public var interceptors: [any EventInterceptor] { counters.observation.interceptors }
+
+    /// Deliveries waiting in the bus's serial receivers (EventThreads, the listener thread,
+    /// requester contexts, the main actor), plus those of the batches they are running, by kind
+    /// of receiver. Kinds with none are left out. For a depth gauge; see
+    /// ``EventReceiverKind``.
+    public func pendingDeliveries() -> [EventReceiverKind: Int] {
+        var depths: [EventReceiverKind: Int] = [:]
+        for mailbox in receivingMailboxes {
+            let load = mailbox.load
+            if load > 0 { depths[mailbox.executor.receiverKind, default: 0] += load }
+        }
+        return depths
+    }
+}
+
+/// Removes an interceptor from its bus.
+public final class EventInterceptorHandle: Sendable {
+    private weak let bus: EventBus?
+    private let token: Int
+
+    init(bus: EventBus, token: Int) {
+        self.bus = bus
+        self.token = token
+    }
+
+    /// Removes the interceptor: deliveries already running finish through it; nothing after
+    /// this call reaches it. Safe to call more than once.
+    public func cancel() {
+        guard let bus, let interceptor = bus.counters.observation.remove(token) else { return }
+        interceptor.detached(from: bus)
+    }
+}

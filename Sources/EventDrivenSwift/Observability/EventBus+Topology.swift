@@ -1,0 +1,15 @@
+extension EventBus {
+    /// Who talks to whom on this bus: the topology of the first ``EventFlowRecorder`` added to
+    /// it, or, with none, the registered receivers and their event types without counts.
+    public func topology() -> EventTopology {
+        if let recorder = interceptors.lazy.compactMap({ $0 as? EventFlowRecorder }).first {
+            return recorder.topology()
+        }
+        return EventTopology(counts: _TopologyCounts(), registered: registeredReceivers)
+    }
+
+    /// Every registered handler's event type and receiver.
+    var registeredReceivers: [(eventType: String, receiver: String)] {
+        registry.withLock { $0.allSubscriptions }.map { ($0.eventTypeName, $0.receiver.description) }
+    }
+}

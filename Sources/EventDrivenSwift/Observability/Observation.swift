@@ -1,0 +1,208 @@
+import Dispatch
+import ServiceContextModule
+import Synchronization
+
+/// The interceptors of one bus, and the one place the dispatch path and every receiver report to
+/// them.
+///
+/// While none is installed, the dispatch path and the receivers check ``isActive`` (one relaxed
+/// load) and the service context only.
+final class _Observation: Sendable {
+    let busLabel: String
+    private let active = Atomic<Bool>(false)
+    private let installed = Mutex(_InstalledInterceptors())
+    private let nextDispatchID = Atomic<UInt64>(0)
+
+    init(busLabel: String) {
+        self.busLabel = busLabel
+    }
+
+    @inline(__always)
+    var isActive: Bool { active.load(ordering: .relaxed) }
+
+    /// The interceptors now installed, in the order they were added.
+    var interceptors: [any EventInterceptor] { installed.withLock { $0.list.interceptors } }
+
+    /// Installs `interceptor`; returns the token that removes it.
+    func add(_ interceptor: any EventInterceptor) -> Int {
+        installed.withLock { installed in
+            let token = installed.nextToken
+            installed.nextToken += 1
+            installed.entries.append((token, interceptor))
+            installed.list = _InterceptorList(installed.entries.map(\.1))
+            active.store(true, ordering: .relaxed)
+            return token
+        }
+    }
+
+    /// Removes the interceptor `token` names; returns it, or `nil` if it was removed already.
+    func remove(_ token: Int) -> (any EventInterceptor)? {
+        let (removed, list) = installed.withLock { installed -> ((any EventInterceptor)?, _InterceptorList) in
+            guard let index = installed.entries.firstIndex(where: { $0.0 == token }) else {
+                return (nil, installed.list)
+            }
+            let removed = installed.entries.remove(at: index).1
+            let list = installed.list
+            installed.list = _InterceptorList(installed.entries.map(\.1))
+            active.store(!installed.entries.isEmpty, ordering: .relaxed)
+            return (removed, list)
+        }
+        // The previous list is released here, outside the lock: an interceptor's deinit is user code.
+        _ = consume list
+        return removed
+    }
+
+    private var list: _InterceptorList { installed.withLock { $0.list } }
+
+    // MARK: Dispatch
+
+    /// What a dispatch adds to its event's metadata: the service context current here, and,
+    /// while observed, the dispatch's number and the interceptors' context. `nil` for neither.
+    @inline(__always)
+    func annotation(
+        site: _DispatchSite, makeEnvelope: (UInt64, _EventMetadataExtras?) -> _EventEnvelope
+    ) -> _EventMetadataExtras? {
+        if !isActive {
+            guard let context = ServiceContext.current else { return nil }
+            return _EventMetadataExtras(serviceContext: context)
+        }
+        return observedAnnotation(site: site, envelope: makeEnvelope(0, nil))
+    }
+
+    @inline(never)
+    private func observedAnnotation(site: _DispatchSite, envelope: _EventEnvelope) -> _EventMetadataExtras {
+        let id = nextDispatchID.add(1, ordering: .relaxed).newValue
+        let info = EventDispatchInfo(
+            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata, dispatchID: id,
+            source: Self.source(of: site))
+        var context = ServiceContext.current ?? .topLevel
+        for interceptor in list.interceptors { interceptor.didDispatch(info, context: &context) }
+        return _EventMetadataExtras(serviceContext: context.isEmpty ? nil : context, dispatchID: id)
+    }
+
+    /// Reports a dispatch refused after shutdown.
+    func rejected(_ event: any Eventable, metadata: EventMetadata, site: _DispatchSite) {
+        guard isActive else { return }
+        let info = EventDispatchInfo(
+            busLabel: busLabel, event: event, metadata: metadata, dispatchID: 0, source: Self.source(of: site))
+        for interceptor in list.interceptors { interceptor.didReject(info) }
+    }
+
+    /// Reports an event no one subscribed to.
+    func foundNoReceiver(_ envelope: _EventEnvelope) {
+        let info = EventDispatchInfo(
+            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata,
+            dispatchID: envelope.metadata.dispatchID ?? 0, source: EventSource(component: nil, fileID: "?", line: 0))
+        for interceptor in list.interceptors { interceptor.didFindNoReceiver(info) }
+    }
+
+    private static func source(of site: _DispatchSite) -> EventSource {
+        EventSource(
+            component: _ReceiverContext.current.map { $0.mailbox.executor.receiverName },
+            fileID: site.fileID.description, line: Int(site.line))
+    }
+
+    // MARK: Delivery
+
+    /// Runs `handler` for `envelope` on behalf of `receiver`, with the event's service context
+    /// current, inside every interceptor's wrapper, and reports its outcome. Rethrows what the
+    /// handler threw.
+    func run(
+        _ handler: () throws -> Void, for envelope: _EventEnvelope, receiver: @autoclosure () -> EventReceiver
+    ) throws {
+        let context = envelope.metadata.serviceContext
+        guard isActive else { return try Self.bind(context, handler) }
+        let interceptors = list.interceptors
+        let delivery = EventDeliveryInfo(
+            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata, receiver: receiver())
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            try Self.bind(context) { try Self.wrap(handler, in: interceptors[...], for: delivery) }
+        } catch {
+            report(delivery, .failed, start: start, error: error, to: interceptors)
+            throw error
+        }
+        report(delivery, .delivered, start: start, error: nil, to: interceptors)
+    }
+
+    /// ``run(_:for:receiver:)`` for an async handler.
+    func run(
+        _ handler: () async throws -> Void, for envelope: _EventEnvelope, receiver: EventReceiver
+    ) async throws {
+        let context = envelope.metadata.serviceContext
+        guard isActive else { return try await Self.bind(context, handler) }
+        let interceptors = list.interceptors
+        let delivery = EventDeliveryInfo(
+            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata, receiver: receiver)
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            try await Self.bind(context) { try await Self.wrapAsync(handler, in: interceptors[...], for: delivery) }
+        } catch {
+            report(delivery, .failed, start: start, error: error, to: interceptors)
+            throw error
+        }
+        report(delivery, .delivered, start: start, error: nil, to: interceptors)
+    }
+
+    /// Runs `body` with `context` current, or as it is when there is none (a context current
+    /// where the handler runs, such as a synchronous one's dispatching thread, stays current).
+    private static func bind(_ context: ServiceContext?, _ body: () throws -> Void) throws {
+        guard let context else { return try body() }
+        try ServiceContext.withValue(context) { try body() }
+    }
+
+    private static func bind(_ context: ServiceContext?, _ body: () async throws -> Void) async throws {
+        guard let context else { return try await body() }
+        try await ServiceContext.$current.withValue(context) { try await body() }
+    }
+
+    private static func wrap(
+        _ handler: () throws -> Void, in interceptors: ArraySlice<any EventInterceptor>, for delivery: EventDeliveryInfo
+    ) throws {
+        guard let first = interceptors.first else { return try handler() }
+        try first.wrapHandler(for: delivery) { try wrap(handler, in: interceptors.dropFirst(), for: delivery) }
+    }
+
+    private static func wrapAsync(
+        _ handler: () async throws -> Void, in interceptors: ArraySlice<any EventInterceptor>,
+        for delivery: EventDeliveryInfo
+    ) async throws {
+        guard let first = interceptors.first else { return try await handler() }
+        try await first.wrapAsyncHandler(for: delivery) {
+            try await wrapAsync(handler, in: interceptors.dropFirst(), for: delivery)
+        }
+    }
+
+    private func report(
+        _ delivery: EventDeliveryInfo, _ outcome: EventDeliveryOutcome, start: UInt64, error: (any Error)?,
+        to interceptors: [any EventInterceptor]
+    ) {
+        let end = DispatchTime.now().uptimeNanoseconds
+        let result = EventDeliveryResult(
+            outcome: outcome, startNanoseconds: start, duration: .nanoseconds(Int64(end &- start)), error: error)
+        for interceptor in interceptors { interceptor.didDeliver(delivery, result: result) }
+    }
+
+    /// Reports a delivery that ended without its handler running (or, for a stream, taken by
+    /// its consumer).
+    func settled(_ outcome: EventDeliveryOutcome, _ envelope: _EventEnvelope, receiver: EventReceiver?) {
+        guard isActive else { return }
+        let delivery = EventDeliveryInfo(
+            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata, receiver: receiver)
+        let result = EventDeliveryResult(outcome: outcome, startNanoseconds: nil, duration: nil, error: nil)
+        for interceptor in list.interceptors { interceptor.didDeliver(delivery, result: result) }
+    }
+}
+
+/// The installed interceptors, with their tokens, and the list deliveries read.
+private struct _InstalledInterceptors {
+    var nextToken = 0
+    var entries: [(Int, any EventInterceptor)] = []
+    var list = _InterceptorList([])
+}
+
+/// An immutable list of interceptors: readers take it under the lock and call it outside.
+private final class _InterceptorList: Sendable {
+    let interceptors: [any EventInterceptor]
+    init(_ interceptors: [any EventInterceptor]) { self.interceptors = interceptors }
+}

@@ -1,0 +1,22 @@
+/// The edges an ``EventFlowRecorder`` has seen, counted since it began: bounded by the number of
+/// distinct producers, event types and receivers, not by the number of events.
+struct _TopologyCounts {
+    /// Producer → event type.
+    var publishes: [EventTopology.Link: Int] = [:]
+    /// Event type → receiver.
+    var deliveries: [EventTopology.Link: Int] = [:]
+    /// Event types dispatched with no receiver, and how often.
+    var unreceived: [String: Int] = [:]
+
+    mutating func record(_ record: EventFlowRecord) {
+        switch record {
+        case .dispatch(let dispatch):
+            publishes[EventTopology.Link(from: dispatch.source.description, to: dispatch.eventType), default: 0] += 1
+        case .delivery(let delivery):
+            guard let receiver = delivery.receiver else { return }
+            deliveries[EventTopology.Link(from: delivery.eventType, to: receiver.description), default: 0] += 1
+        case .unreceived(let dispatch):
+            unreceived[dispatch.eventType, default: 0] += 1
+        }
+    }
+}

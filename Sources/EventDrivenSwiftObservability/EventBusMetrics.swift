@@ -1,0 +1,172 @@
+import CoreMetrics
+import EventDrivenSwift
+import Synchronization
+import Tracing
+
+/// Reports what a bus does through swift-metrics: an ``EventInterceptor`` to add to each bus
+/// you want measured.
+///
+/// ```swift
+/// let metrics = EventBusMetrics()            // MetricsSystem.factory, as bootstrapped
+/// bus.addInterceptor(metrics)
+/// ```
+///
+/// The metrics, with exactly these labels and dimensions (all bounded: no per-event values):
+///
+/// | Metric | Kind | Dimensions |
+/// |---|---|---|
+/// | `eventbus.events.dispatched` | Counter | `bus`, `event` |
+/// | `eventbus.deliveries` | Counter | `bus`, `event`, `outcome` (``EventDeliveryOutcome/label``) |
+/// | `eventbus.events.undelivered` | Counter | `bus`, `event` |
+/// | `eventbus.events.rejected` | Counter | `bus` |
+/// | `eventbus.handler.duration` | Timer | `bus`, `event`, `receiver` (``EventReceiverKind/label``) |
+/// | `eventbus.mailbox.depth` | Gauge | `bus`, `receiver` |
+///
+/// `bus` is the bus's label and `event` the event type's `String(reflecting:)`. Each metric is
+/// created once per dimension set and kept. The depth gauge is sampled every
+/// `depthSamplingInterval` while the interceptor is on a bus, and once more when a depth falls
+/// back to zero; ``sampleMailboxDepths()`` samples at once.
+public final class EventBusMetrics: EventInterceptor {
+    private struct Key: Hashable {
+        let label: String
+        let dimensions: [String]
+    }
+
+    private let factory: any MetricsFactory
+    private let depthSamplingInterval: Duration
+    private let counters = Mutex<[Key: Counter]>([:])
+    private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
+    private let gauges = Mutex<[Key: Gauge]>([:])
+    private let samplers = Mutex<[ObjectIdentifier: _DepthSampler]>([:])
+
+    /// Creates the interceptor.
+    /// - Parameters:
+    ///   - factory: Where the metrics are made; by default the one `MetricsSystem` was
+    ///     bootstrapped with.
+    ///   - depthSamplingInterval: How often the mailbox depth gauge is sampled.
+    public init(factory: any MetricsFactory = MetricsSystem.factory, depthSamplingInterval: Duration = .seconds(1)) {
+        self.factory = factory
+        self.depthSamplingInterval = depthSamplingInterval
+    }
+
+    // MARK: EventInterceptor
+
+    /// Starts sampling `bus`'s mailbox depths.
+    public func attached(to bus: EventBus) {
+        let sampler = _DepthSampler(bus: bus, metrics: self)
+        samplers.withLock { $0[ObjectIdentifier(bus)] = sampler }
+        sampler.start(every: depthSamplingInterval)
+    }
+
+    /// Stops sampling `bus`.
+    public func detached(from bus: EventBus) {
+        samplers.withLock { $0.removeValue(forKey: ObjectIdentifier(bus)) }?.stop()
+    }
+
+    /// Counts the dispatch.
+    public func didDispatch(_ dispatch: EventDispatchInfo, context: inout ServiceContext) {
+        counter("eventbus.events.dispatched", [("bus", dispatch.busLabel), ("event", dispatch.eventType)]).increment()
+    }
+
+    /// Counts a dispatch refused after shutdown.
+    public func didReject(_ dispatch: EventDispatchInfo) {
+        counter("eventbus.events.rejected", [("bus", dispatch.busLabel)]).increment()
+    }
+
+    /// Counts an event no one subscribed to.
+    public func didFindNoReceiver(_ dispatch: EventDispatchInfo) {
+        counter("eventbus.events.undelivered", [("bus", dispatch.busLabel), ("event", dispatch.eventType)])
+            .increment()
+    }
+
+    /// Counts the delivery's outcome and times its handler.
+    public func didDeliver(_ delivery: EventDeliveryInfo, result: EventDeliveryResult) {
+        counter(
+            "eventbus.deliveries",
+            [("bus", delivery.busLabel), ("event", delivery.eventType), ("outcome", result.outcome.label)]
+        ).increment()
+        if let duration = result.duration, let receiver = delivery.receiver {
+            let (seconds, attoseconds) = duration.components
+            timer(
+                "eventbus.handler.duration",
+                [("bus", delivery.busLabel), ("event", delivery.eventType), ("receiver", receiver.kind.label)]
+            ).recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+    }
+
+    /// Samples the mailbox depths of every bus the interceptor is on now, rather than at the
+    /// next interval.
+    public func sampleMailboxDepths() {
+        for sampler in samplers.withLock({ Array($0.values) }) { sampler.sample() }
+    }
+
+    // MARK: Metrics, made once per dimension set
+
+    func gauge(_ label: String, _ dimensions: [(String, String)]) -> Gauge {
+        made(in: gauges, label, dimensions) { Gauge(label: label, dimensions: dimensions, factory: factory) }
+    }
+
+    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
+        made(in: counters, label, dimensions) { Counter(label: label, dimensions: dimensions, factory: factory) }
+    }
+
+    private func timer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
+        made(in: timers, label, dimensions) {
+            CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
+        }
+    }
+
+    private func made<Metric>(
+        in cache: borrowing Mutex<[Key: Metric]>, _ label: String, _ dimensions: [(String, String)], make: () -> Metric
+    ) -> Metric {
+        let key = Key(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
+        return cache.withLock { cache in
+            if let metric = cache[key] { return metric }
+            let metric = make()
+            cache[key] = metric
+            return metric
+        }
+    }
+}
+
+/// Samples one bus's mailbox depths into `eventbus.mailbox.depth` until stopped or the bus is freed.
+final class _DepthSampler: Sendable {
+    private weak let bus: EventBus?
+    private weak let metrics: EventBusMetrics?
+    /// The kinds last seen with a nonzero depth, so that a depth falling to zero is recorded once.
+    private let lastNonzero = Mutex<Set<EventReceiverKind>>([])
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(bus: EventBus, metrics: EventBusMetrics) {
+        self.bus = bus
+        self.metrics = metrics
+    }
+
+    func start(every interval: Duration) {
+        let sampling = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self, self.bus != nil, !(self.bus?.isShutDown ?? true) else { return }
+                self.sample()
+                try? await Task.sleep(for: interval)
+            }
+        }
+        task.withLock { $0 = sampling }
+    }
+
+    func stop() {
+        task.withLock { $0 }?.cancel()
+    }
+
+    func sample() {
+        guard let bus, let metrics else { return }
+        let depths = bus.pendingDeliveries()
+        let wereNonzero = lastNonzero.withLock { last in
+            defer { last = Set(depths.keys) }
+            return last
+        }
+        for kind in wereNonzero.union(depths.keys) {
+            metrics.gauge("eventbus.mailbox.depth", [("bus", bus.label), ("receiver", kind.label)])
+                .record(depths[kind] ?? 0)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import CoreMetrics
+import Dispatch
+import EventDrivenSwift
+import EventDrivenSwiftObservability
+import MetricsTestKit
+import Testing
+
+private struct Order: Eventable {
+    let id: Int
+}
+
+private struct Unwanted: Eventable {}
+
+private struct Refused: Error {}
+
+/// Holds its receiver busy until opened.
+private final class Gate: Sendable {
+    private let entered = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+    func block() {
+        entered.signal()
+        released.wait()
+    }
+    func waitUntilEntered() { entered.wait() }
+    func open() { released.signal() }
+}
+
+@Suite("Metrics through swift-metrics (SPEC M1)")
+struct MetricsTests {
+    @Test("M1: dispatches, deliveries by outcome, undelivered and rejected events are counted with their dimensions")
+    func countsWithDimensions() async throws {
+        let metrics = TestMetrics()
+        let bus = EventBus(label: "orders")
+        bus.addInterceptor(EventBusMetrics(factory: metrics))
+        bus.listen(Order.self, executeOn: .listenerThread) { (order: Order, _) throws in
+            if order.id == 2 { throw Refused() }
+        }
+        bus.listen(Order.self, executeOn: .synchronous, interestedIn: .custom { (order: Order, _) in order.id != 3 }) {
+            _, _ in
+        }
+        for id in 1...3 { bus.queue(Order(id: id)) }
+        bus.queue(Unwanted())
+        await bus.drain()
+        await bus.shutdown()
+        bus.queue(Order(id: 4))
+        let event = String(reflecting: Order.self)
+        #expect(
+            try metrics.expectCounter("eventbus.events.dispatched", [("bus", "orders"), ("event", event)]).totalValue
+                == 3)
+        func deliveries(_ outcome: String) throws -> Int64 {
+            try metrics.expectCounter(
+                "eventbus.deliveries", [("bus", "orders"), ("event", event), ("outcome", outcome)]
+            ).totalValue
+        }
+        #expect(try deliveries("delivered") == 4)
+        #expect(try deliveries("failed") == 1)
+        #expect(try deliveries("filtered") == 1)
+        #expect(
+            try metrics.expectCounter(
+                "eventbus.events.undelivered", [("bus", "orders"), ("event", String(reflecting: Unwanted.self))]
+            ).totalValue == 1)
+        #expect(try metrics.expectCounter("eventbus.events.rejected", [("bus", "orders")]).totalValue == 1)
+        let timer = try metrics.expectTimer(
+            "eventbus.handler.duration", [("bus", "orders"), ("event", event), ("receiver", "listener_thread")])
+        #expect(timer.values.count == 3)
+        let synchronous = try metrics.expectTimer(
+            "eventbus.handler.duration", [("bus", "orders"), ("event", event), ("receiver", "synchronous")])
+        #expect(synchronous.values.count == 2)
+    }
+
+    @Test("M1: each metric is made once per dimension set")
+    func metricsMadeOnce() async throws {
+        let metrics = TestMetrics()
+        let bus = EventBus(label: "once")
+        bus.addInterceptor(EventBusMetrics(factory: metrics))
+        bus.listen(Order.self, executeOn: .synchronous) { _, _ in }
+        for id in 0..<100 { bus.queue(Order(id: id)) }
+        #expect(metrics.counters(label: "eventbus.events.dispatched").count == 1)
+        #expect(metrics.counters(label: "eventbus.deliveries").count == 1)
+        #expect(metrics.counterTotal(label: "eventbus.deliveries") == 100)
+    }
+
+    @Test("M1: the mailbox depth gauge shows what waits, per kind of receiver, and falls back to zero")
+    func mailboxDepth() async throws {
+        let metrics = TestMetrics()
+        let bus = EventBus(label: "depth")
+        let interceptor = EventBusMetrics(factory: metrics, depthSamplingInterval: .seconds(3_600))
+        bus.addInterceptor(interceptor)
+        let gate = Gate()
+        bus.listen(Order.self, executeOn: .listenerThread) { order, _ in if order.id == 0 { gate.block() } }
+        bus.queue(Order(id: 0))
+        gate.waitUntilEntered()
+        for id in 1...5 { bus.queue(Order(id: id)) }
+        interceptor.sampleMailboxDepths()
+        let gauge = try metrics.expectGauge(
+            "eventbus.mailbox.depth", [("bus", "depth"), ("receiver", "listener_thread")])
+        // The five waiting, and the one running.
+        #expect(gauge.lastValue == 6)
+        gate.open()
+        await bus.drain()
+        interceptor.sampleMailboxDepths()
+        #expect(gauge.lastValue == 0)
+    }
+
+    @Test("M1: metrics are per bus: a bus without the interceptor reports nothing")
+    func optIn() async {
+        let metrics = TestMetrics()
+        let measured = EventBus(label: "measured")
+        measured.addInterceptor(EventBusMetrics(factory: metrics))
+        let quiet = EventBus(label: "quiet")
+        quiet.listen(Order.self, executeOn: .synchronous) { _, _ in }
+        quiet.queue(Order(id: 1))
+        #expect(metrics.counters.isEmpty)
+    }
+}
