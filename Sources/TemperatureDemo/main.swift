@@ -1,6 +1,7 @@
 // The temperature story of the EventDrivenSwift README, told one feature at a time.
 //
-// Run it with `swift run TemperatureDemo`. Every section uses a bus of its own and waits with
+// Run it with `swift run TemperatureDemo` (add `--trace trace.json --topology topology.mmd` to write
+// the flow of section 13 to files). Every section uses a bus of its own and waits with
 // drain(), waitUntilQuiet(timeout:), streams and semaphores, never with sleeps, so it prints the
 // same lines every run (.ci/check-demo checks that).
 import EventDrivenSwift
@@ -22,11 +23,13 @@ await streamsSection()
 await asyncHandlersSection()
 await actorHandlersSection()
 try await deadLettersSection()
+try await observabilitySection(arguments: CommandLine.arguments)
 
 print("")
 print("Summary")
-print("  Twelve buses, one per section: EventThread and observers, batch order, interest, scheduling,")
-print("  owners, misuse, channels/states/consumers, pools, streams, async and actor handlers, dead letters.")
+print("  Thirteen buses, one per section: EventThread and observers, batch order, interest, scheduling,")
+print("  owners, misuse, channels/states/consumers, pools, streams, async and actor handlers, dead letters,")
+print("  and the flow recorder.")
 print("  The default bus EventCentral.shared was never used: \(EventCentral.shared.statistics.delivered) deliveries.")
 let unexplained = unexplainedStatistics.withLock { $0 }
 if unexplained.isEmpty {

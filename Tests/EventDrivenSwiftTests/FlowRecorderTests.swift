@@ -88,8 +88,8 @@ struct FlowRecorderTests {
         bus.listen(Nobody.self, owner: idle, executeOn: .listenerThread) { _, _ in }
         let pongs = DispatchSemaphore(value: 0)
         bus.listen(Pong.self, executeOn: .synchronous) { _, _ in pongs.signal() }
+        let line = #line + 1
         Ping().queue(on: bus)
-        let line = #line
         Ping().queue(on: bus)
         await coreWait(pongs)
         await coreWait(pongs)

@@ -48,8 +48,8 @@ struct InterceptorTests {
         let spy = SpyInterceptor()
         bus.addInterceptor(spy)
         bus.listen(Reading.self, executeOn: .listenerThread) { _, _ in }
+        let line = #line + 1
         bus.queue(Reading(value: 1))
-        let line = #line
         await bus.drain()
         let dispatch = try #require(spy.dispatches.values.first)
         #expect(dispatch.eventType.hasSuffix("Reading"))
@@ -109,7 +109,7 @@ struct InterceptorTests {
         "M4: the ServiceContext current at dispatch is current around the handler, on every kind of receiver",
         arguments: [ExecuteEventOn.listenerThread, .taskThread, .synchronous, .requesterThread])
     func contextTravels(executeOn: ExecuteEventOn) async {
-        let bus = EventBus(label: "m4")
+        let bus = EventBus(label: "m4", propagatesServiceContext: true)
         let seen = CoreRecorder<String?>()
         let done = DispatchSemaphore(value: 0)
         bus.listen(Reading.self, executeOn: executeOn) { _, metadata in
@@ -130,6 +130,7 @@ struct InterceptorTests {
     @Test("M4: async listeners run with the context; streams yield it with the metadata")
     func contextReachesAsyncListenersAndStreams() async throws {
         let bus = EventBus(label: "m4-async")
+        bus.propagatesServiceContext = true
         let stream = bus.eventsWithMetadata(of: Reading.self)
         let seen = CoreRecorder<String?>()
         bus.listenAsync(Reading.self) { _ in seen.append(ServiceContext.current?[RequestID.self]) }
@@ -144,9 +145,23 @@ struct InterceptorTests {
         #expect(seen.values == ["async-7"])
     }
 
+    @Test("M4: a bus that does not propagate contexts (the default) leaves them out")
+    func propagationIsOptIn() async {
+        let bus = EventBus(label: "m4-off")
+        let seen = CoreRecorder<String?>()
+        bus.listen(Reading.self, executeOn: .listenerThread) { _, metadata in
+            seen.append(metadata.serviceContext?[RequestID.self])
+        }
+        var context = ServiceContext.topLevel
+        context[RequestID.self] = "not carried"
+        ServiceContext.withValue(context) { bus.queue(Reading(value: 1)) }
+        await bus.drain()
+        #expect(seen.values == [nil])
+    }
+
     @Test("M4: without a context, a handler keeps the one current where it runs")
     func noContextLeavesHandlerContextAlone() async {
-        let bus = EventBus(label: "m4-none")
+        let bus = EventBus(label: "m4-none", propagatesServiceContext: true)
         let seen = CoreRecorder<String?>()
         bus.listen(Reading.self, executeOn: .synchronous) { _, _ in seen.append(ServiceContext.current?[RequestID.self])
         }

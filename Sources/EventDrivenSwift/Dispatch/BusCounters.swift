@@ -2,6 +2,7 @@ import Synchronization
 
 /// The counters of one bus. Producers touch only the counters of rare outcomes; deliveries
 /// are added once per batch, so the hot path shares no counter cache line.
+@usableFromInline
 final class _BusCounters: Sendable {
     let delivered = Atomic<Int>(0)
     let undelivered = Atomic<Int>(0)
@@ -18,6 +19,7 @@ final class _BusCounters: Sendable {
     /// Where undelivered events are posted for dead-letter observers.
     let deadLetters: _DeadLetterOffice
     /// The bus's interceptors (Observability/).
+    @usableFromInline
     let observation: _Observation
 
     init(busLabel: String) {

@@ -27,6 +27,7 @@ public final class EventBus: Sendable {
     /// The routes, under a lock that blocks with priority inheritance on Apple platforms (see
     /// ``_RegistryLockedValue``).
     let registry = _RegistryLockedValue(_Registry())
+    @usableFromInline
     let counters: _BusCounters
     let tasks = _TaskTracker()
     /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
@@ -46,11 +47,14 @@ public final class EventBus: Sendable {
 
     /// Creates an independent bus.
     /// - Parameters:
-    ///   - label: A name for logs and diagnostics.
+    ///   - label: A name for logs, diagnostics and metrics.
     ///   - logger: Where the bus reports errors; by default a logger labelled `EventDrivenSwift`.
-    public init(label: String = "EventBus", logger: Logger? = nil) {
+    ///   - propagatesServiceContext: Whether events carry the `ServiceContext` current where
+    ///     they are dispatched to their handlers (see ``propagatesServiceContext``).
+    public init(label: String = "EventBus", logger: Logger? = nil, propagatesServiceContext: Bool = false) {
         self.label = label
         self.counters = _BusCounters(busLabel: label)
+        if propagatesServiceContext { counters.observation.propagatesContext = true }
         self.logger = logger ?? Logger(label: "EventDrivenSwift")
         self.mainQueueWatch = _MainQueueWatch(logger: self.logger, busLabel: label)
     }
@@ -100,11 +104,22 @@ public final class EventBus: Sendable {
     /// Inlinable, and the only generic step: in the caller's module it is specialized for `E`,
     /// so the routing key is a constant and the event is boxed without generic calls. Routing
     /// and delivery are plain code in this module.
+    ///
+    /// While the bus is observed (interceptors, or service contexts to carry), the metadata is
+    /// annotated first, out of line; otherwise that costs one relaxed load.
     @inlinable
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata, site: _DispatchSite = .library) {
-        route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self), site: site) {
-            sequence, annotation in
-            _EventEnvelope(event: event, metadata: metadata.annotated(annotation), sequence: sequence)
+        if _slowPath(counters.observation.isAnnotating) {
+            let annotated = metadata.annotated(counters.observation.annotation(for: event, metadata, site: site))
+            route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) {
+                sequence in
+                _EventEnvelope(event: event, metadata: annotated, sequence: sequence)
+            }
+        } else {
+            route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) {
+                sequence in
+                _EventEnvelope(event: event, metadata: metadata, sequence: sequence)
+            }
         }
     }
 
@@ -121,22 +136,16 @@ public final class EventBus: Sendable {
     /// for a lone subscriber always, and for every subscriber when the event is stored inline in
     /// its box (`boxesInline`, see ``_boxesInline(_:)``), where boxing costs less than the copy;
     /// such entries are marked to be run in place (see ``_MailboxEntry``).
-    ///
-    /// `makeEnvelope` also takes what the dispatch adds to the metadata (the service context, an
-    /// observed dispatch's number; see ``_Observation/annotation(site:makeEnvelope:)``).
     @usableFromInline
     func route(
-        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, site: _DispatchSite,
-        makeEnvelope makeAnnotatedEnvelope: (UInt64, _EventMetadataExtras?) -> _EventEnvelope
+        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
     ) {
         dispatches.enter()
         defer { dispatches.leave() }
         guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
-            reject(makeAnnotatedEnvelope(0, nil), site: site)
+            reject(makeEnvelope(0))
             return
         }
-        let annotation = counters.observation.annotation(site: site, makeEnvelope: makeAnnotatedEnvelope)
-        func makeEnvelope(_ sequence: UInt64) -> _EventEnvelope { makeAnnotatedEnvelope(sequence, annotation) }
         // Consumers run first, on this thread; the check is one relaxed load while there are none.
         let consumed = offerToConsumers({ makeEnvelope(0) }, type: key)
         var followUps: [_EnqueueFollowUp] = []
@@ -184,13 +193,13 @@ public final class EventBus: Sendable {
         defer { dispatches.leave() }
         guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
             counters.rejected.add(1, ordering: .relaxed)
-            counters.observation.rejected(message, metadata: metadata, site: .library)
+            counters.observation.rejected(message, metadata: metadata)
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
             return
         }
-        let annotation = counters.observation.annotation(site: .library) { _, annotation in
-            _EventEnvelope(event: message, metadata: metadata.annotated(annotation))
-        }
+        let annotation =
+            counters.observation.isAnnotating
+            ? counters.observation.annotation(for: message, metadata, site: .library) : nil
         let envelope = _EventEnvelope(event: message, metadata: metadata.annotated(annotation))
         if let route = registry.withLock({ $0.channels[channel] }) {
             deliver(envelope, route: route)
@@ -200,9 +209,9 @@ public final class EventBus: Sendable {
     }
 
     /// Counts a dispatch refused after shutdown, and reports it.
-    private func reject(_ envelope: _EventEnvelope, site: _DispatchSite) {
+    private func reject(_ envelope: _EventEnvelope) {
         counters.rejected.add(1, ordering: .relaxed)
-        counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: site)
+        counters.observation.rejected(envelope.event, metadata: envelope.metadata)
         report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
     }
 
@@ -479,6 +488,7 @@ public final class EventBus: Sendable {
     /// streams end after yielding what they had buffered. Later dispatches are counted as
     /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
     public func shutdown(immediately: Bool) async {
+        counters.observation.isClosed.store(true, ordering: .relaxed)
         guard !isShutDownFlag.exchange(true, ordering: .sequentiallyConsistent) else {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 shutdownFinished.whenOpen { continuation.resume() }

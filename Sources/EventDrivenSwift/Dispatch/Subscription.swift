@@ -194,11 +194,12 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     }
 
     /// Whether a delivery must go through the bus's interceptors, or bind the event's service
-    /// context: one relaxed load and the metadata's rare parts, checked for `nil`.
+    /// context. An event dispatched while the bus was observed always has metadata extras (its
+    /// dispatch number at least), so one check for `nil` decides; deliveries of events
+    /// dispatched before an interceptor was added do not reach it.
     @inline(__always)
     private func isObserved(_ metadata: EventMetadata) -> Bool {
-        guard runsHandler, let observation else { return false }
-        return metadata.extras != nil || observation.isActive
+        metadata.extras != nil && runsHandler && observation != nil
     }
 
     /// ``deliver(_:)`` for the envelope at `envelope`, whose event's bytes are at `eventBytes`:

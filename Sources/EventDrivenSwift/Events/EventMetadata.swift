@@ -29,7 +29,7 @@ public struct EventMetadata: Sendable, Equatable {
     /// dispatch to its deliveries (``EventDispatchInfo/dispatchID``); `nil` otherwise.
     public var dispatchID: UInt64? { extras?.dispatchID }
 
-    @usableFromInline
+    @inlinable
     init(priority: EventPriority, method: EventDispatchMethod, dispatchTime: DispatchTime, scheduledTime: DispatchTime?)
     {
         self.dispatchTime = dispatchTime
@@ -38,7 +38,7 @@ public struct EventMetadata: Sendable, Equatable {
         self.method = method
     }
 
-    @usableFromInline
+    @inlinable
     init(copying metadata: EventMetadata, extras: _EventMetadataExtras?) {
         self.dispatchTime = metadata.dispatchTime
         self.extras = extras

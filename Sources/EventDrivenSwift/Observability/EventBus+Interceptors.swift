@@ -10,6 +10,20 @@ extension EventBus {
         return EventInterceptorHandle(bus: self, token: token)
     }
 
+    /// Whether an event carries the `ServiceContext` current where it is dispatched, to be
+    /// current around its handlers and in ``EventMetadata/serviceContext``. Off by default:
+    /// reading the task-local context costs about as much as the rest of a dispatch. A bus with
+    /// an interceptor installed (``EventBusTracing`` among them) propagates it either way.
+    ///
+    /// ```swift
+    /// let bus = EventBus(label: "orders", propagatesServiceContext: true)
+    /// EventCentral.shared.propagatesServiceContext = true
+    /// ```
+    public var propagatesServiceContext: Bool {
+        get { counters.observation.propagatesContext }
+        set { counters.observation.propagatesContext = newValue }
+    }
+
     /// The interceptors added to this bus and not removed, in the order they were added.
     public var interceptors: [any EventInterceptor] { counters.observation.interceptors }
 

@@ -5,11 +5,14 @@ import Synchronization
 /// The interceptors of one bus, and the one place the dispatch path and every receiver report to
 /// them.
 ///
-/// While none is installed, the dispatch path and the receivers check ``isActive`` (one relaxed
-/// load) and the service context only.
+/// While none is installed and the bus does not propagate service contexts, the dispatch path
+/// pays one relaxed load for them, and a delivery one check of its metadata for `nil`.
+@usableFromInline
 final class _Observation: Sendable {
     let busLabel: String
-    private let active = Atomic<Bool>(false)
+    /// ``Mode`` bits: what a dispatch must do beyond routing.
+    @usableFromInline
+    let mode = Atomic<UInt8>(0)
     private let installed = Mutex(_InstalledInterceptors())
     private let nextDispatchID = Atomic<UInt64>(0)
 
@@ -17,8 +20,39 @@ final class _Observation: Sendable {
         self.busLabel = busLabel
     }
 
+    /// The bits of ``mode``.
+    private enum Mode {
+        /// Capture the service context current at dispatch.
+        static let propagatesContext: UInt8 = 1
+        /// Report to interceptors (and capture the context too).
+        static let intercepted: UInt8 = 2
+    }
+
+    /// Whether a dispatch must annotate its event's metadata before routing it.
+    @inlinable
+    var isAnnotating: Bool { mode.load(ordering: .relaxed) != 0 }
+
+    /// Whether any interceptor is installed.
     @inline(__always)
-    var isActive: Bool { active.load(ordering: .relaxed) }
+    var isActive: Bool { mode.load(ordering: .relaxed) & Mode.intercepted != 0 }
+
+    /// Whether dispatches capture the service context even with no interceptor installed.
+    var propagatesContext: Bool {
+        get { mode.load(ordering: .relaxed) & Mode.propagatesContext != 0 }
+        set {
+            installed.withLock { _ in
+                let current = mode.load(ordering: .relaxed)
+                let bit = Mode.propagatesContext
+                mode.store(newValue ? current | bit : current & ~bit, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Sets or clears the interceptor bit; called under `installed`'s lock.
+    private func setIntercepted(_ isIntercepted: Bool) {
+        let current = mode.load(ordering: .relaxed)
+        mode.store(isIntercepted ? current | Mode.intercepted : current & ~Mode.intercepted, ordering: .relaxed)
+    }
 
     /// The interceptors now installed, in the order they were added.
     var interceptors: [any EventInterceptor] { installed.withLock { $0.list.interceptors } }
@@ -30,7 +64,7 @@ final class _Observation: Sendable {
             installed.nextToken += 1
             installed.entries.append((token, interceptor))
             installed.list = _InterceptorList(installed.entries.map(\.1))
-            active.store(true, ordering: .relaxed)
+            setIntercepted(true)
             return token
         }
     }
@@ -44,7 +78,7 @@ final class _Observation: Sendable {
             let removed = installed.entries.remove(at: index).1
             let list = installed.list
             installed.list = _InterceptorList(installed.entries.map(\.1))
-            active.store(!installed.entries.isEmpty, ordering: .relaxed)
+            setIntercepted(!installed.entries.isEmpty)
             return (removed, list)
         }
         // The previous list is released here, outside the lock: an interceptor's deinit is user code.
@@ -58,33 +92,33 @@ final class _Observation: Sendable {
 
     /// What a dispatch adds to its event's metadata: the service context current here, and,
     /// while observed, the dispatch's number and the interceptors' context. `nil` for neither.
-    @inline(__always)
-    func annotation(
-        site: _DispatchSite, makeEnvelope: (UInt64, _EventMetadataExtras?) -> _EventEnvelope
-    ) -> _EventMetadataExtras? {
+    /// Reading the task-local context costs more than the rest of a dispatch, hence the opt-in.
+    @usableFromInline
+    func annotation(for event: any Eventable, _ metadata: EventMetadata, site: _DispatchSite) -> _EventMetadataExtras? {
         if !isActive {
             guard let context = ServiceContext.current else { return nil }
             return _EventMetadataExtras(serviceContext: context)
         }
-        return observedAnnotation(site: site, envelope: makeEnvelope(0, nil))
-    }
-
-    @inline(never)
-    private func observedAnnotation(site: _DispatchSite, envelope: _EventEnvelope) -> _EventMetadataExtras {
+        // A dispatch after shutdown is reported as rejected, not as a dispatch.
+        guard !isClosed.load(ordering: .relaxed) else { return nil }
         let id = nextDispatchID.add(1, ordering: .relaxed).newValue
         let info = EventDispatchInfo(
-            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata, dispatchID: id,
-            source: Self.source(of: site))
+            busLabel: busLabel, event: event, metadata: metadata, dispatchID: id, source: Self.source(of: site))
         var context = ServiceContext.current ?? .topLevel
         for interceptor in list.interceptors { interceptor.didDispatch(info, context: &context) }
         return _EventMetadataExtras(serviceContext: context.isEmpty ? nil : context, dispatchID: id)
     }
 
+    /// Set when the bus shuts down: later dispatches are rejected, not dispatched.
+    let isClosed = Atomic<Bool>(false)
+
     /// Reports a dispatch refused after shutdown.
-    func rejected(_ event: any Eventable, metadata: EventMetadata, site: _DispatchSite) {
+    func rejected(_ event: any Eventable, metadata: EventMetadata) {
         guard isActive else { return }
         let info = EventDispatchInfo(
-            busLabel: busLabel, event: event, metadata: metadata, dispatchID: 0, source: Self.source(of: site))
+            busLabel: busLabel, event: event, metadata: metadata, dispatchID: 0,
+            source: EventSource(
+                component: _ReceiverContext.current.map { $0.mailbox.executor.receiverName }, fileID: "?", line: 0))
         for interceptor in list.interceptors { interceptor.didReject(info) }
     }
 
