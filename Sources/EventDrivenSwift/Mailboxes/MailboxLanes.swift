@@ -133,6 +133,10 @@ struct _MailboxLanes<Entry>: ~Copyable {
     }
 }
 
+// @unchecked Sendable: the lanes own their block alone (the type is ~Copyable, so it moves and is
+// never shared); the mailbox reaches them only under its spin lock, or as the single drainer
+extension _MailboxLanes: @unchecked Sendable where Entry: Sendable {}
+
 /// One lane: entries in fixed-size chunks, whose live entries are the positions `head..<end`
 /// counted across the chunks, so that entries can be moved out at either end without shifting
 /// the rest, and a growing lane never moves what it holds.
