@@ -133,8 +133,7 @@ struct _MailboxLanes<Entry>: ~Copyable {
     }
 }
 
-// @unchecked Sendable: the lanes own their block alone (the type is ~Copyable, so it moves and is
-// never shared); the mailbox reaches them only under its spin lock, or as the single drainer
+// @unchecked Sendable: owned alone (~Copyable), and reached only under the mailbox's spin lock or by its drainer
 extension _MailboxLanes: @unchecked Sendable where Entry: Sendable {}
 
 /// One lane: entries in fixed-size chunks, whose live entries are the positions `head..<end`
