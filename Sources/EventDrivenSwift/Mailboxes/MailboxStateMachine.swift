@@ -9,8 +9,10 @@
 ///
 /// Entries and their holds leave the machine in the actions or in a ``_MailboxBatch`` the caller
 /// hands in: the drainer swaps its empty buffers for the pending ones, so that steady-state
-/// draining allocates nothing.
+/// draining allocates nothing. The machine cannot be copied, because its lanes own their memory:
+/// it lives in the mailbox's lock and is only ever mutated in place.
 struct _MailboxStateMachine: ~Copyable, Sendable {
+    /// Whether a mailbox accepts and delivers events.
     enum Lifecycle: Sendable, Equatable {
         /// Accepts events.
         case open
@@ -20,6 +22,7 @@ struct _MailboxStateMachine: ~Copyable, Sendable {
         case closed
     }
 
+    /// The entries waiting for the next batch, in the ten lanes of D3.
     private var pending = _MailboxLanes<_MailboxEntry>()
     /// Keeps the subscriptions of the pending entries alive (entries hold theirs unretained).
     private var holds = _SubscriptionHolds()
@@ -32,6 +35,7 @@ struct _MailboxStateMachine: ~Copyable, Sendable {
     /// `true` while a drain is requested or running; a producer wakes the drainer only when it
     /// finds this `false`. While open, pending entries imply `true`.
     private var scheduled = false
+    /// Whether the mailbox accepts events (see ``lifecycle``).
     private var phase = Lifecycle.open
     /// `true` from the take of a batch until the drainer has counted it.
     private var batchRunning = false
@@ -39,6 +43,7 @@ struct _MailboxStateMachine: ~Copyable, Sendable {
     private var batchWaiters: [@Sendable () -> Void] = []
     /// The most entries that may wait; `Int.max` for the default unbounded mailbox.
     private let capacity: Int
+    /// What a full mailbox does with one more entry; unused while unbounded.
     private let whenFull: EventOverflowPolicy
     /// Producers that found the mailbox full and wait for the next take.
     private var producersBlocked = 0
@@ -59,6 +64,7 @@ struct _MailboxStateMachine: ~Copyable, Sendable {
 
     // MARK: Observing
 
+    /// Open, draining (``closeAfterDraining()``) or closed.
     var lifecycle: Lifecycle { phase }
     /// `true` while a drain is requested or running.
     var isScheduled: Bool { scheduled }
@@ -176,6 +182,7 @@ struct _MailboxStateMachine: ~Copyable, Sendable {
 
     // MARK: Barriers
 
+    /// What adding a barrier leaves to do.
     enum BarrierAction: Sendable, Equatable {
         /// Nothing is pending or running (or nothing ever will run again): run the barrier now.
         case runNow
@@ -196,6 +203,7 @@ struct _MailboxStateMachine: ~Copyable, Sendable {
 
     // MARK: Draining
 
+    /// What the drainer does after a take.
     enum TakeAction: Sendable, Equatable {
         /// A batch of `deliveries` moved into the caller's buffers: run it, then call
         /// ``finishBatch()``. Wake `releasing` blocked producers first.
@@ -235,6 +243,7 @@ struct _MailboxStateMachine: ~Copyable, Sendable {
         return .runBatch(deliveries: deliveriesInProgress, releasing: releasing)
     }
 
+    /// Whom to resume once the lock is released.
     enum WaitersAction: Sendable {
         case none
         /// Call each of these once the lock is released.
@@ -292,6 +301,7 @@ struct _MailboxStateMachine: ~Copyable, Sendable {
         return action
     }
 
+    /// Whether the drainer must be woken.
     enum DrainerAction: Sendable, Equatable {
         case none
         case wakeDrainer
