@@ -2,8 +2,9 @@ import Testing
 
 @testable import EventDrivenSwift
 
-/// The D3 ordering and the mailbox state machine, without threads.
-@Suite("Mailbox lanes and state machine (D3, T2, T4)")
+/// The D3 ordering of the lanes and the holds of pending entries, without threads (the state
+/// machine around them: MailboxStateMachineTests).
+@Suite("Mailbox lanes (D3)")
 struct MailboxLanesTests {
     @Test("D3: the README batch q1 s1 q2 s2 s3 q3 comes out as s3 s1 s2 q2 q1 q3")
     func readmeBatch() {
@@ -48,70 +49,6 @@ struct MailboxLanesTests {
         #expect(order(of: lanes).isEmpty)
         lanes.append(42, method: .stack, priority: .lowest)
         #expect(order(of: lanes) == [42])
-    }
-
-    @Test("T2: a producer wakes the drainer only when it was idle")
-    func wakesOnlyWhenIdle() {
-        let fixture = Fixture()
-        var state = _MailboxState()
-        #expect(state.enqueue(fixture.entry()) == .wake)
-        #expect(state.enqueue(fixture.entry()) == .none, "already scheduled: no second wake")
-        var batch = _MailboxLanes<_MailboxEntry>()
-        var holds = _SubscriptionHolds()
-        var barriers: [@Sendable () -> Void] = []
-        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .batch)
-        #expect(batch.count == 2 && state.inProgress == 2)
-        #expect(state.enqueue(fixture.entry()) == .none, "arrives during the batch: waits for the next turn")
-        batch.removeAll()
-        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .batch)
-        batch.removeAll()
-        #expect(
-            state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: false) == .empty, "still scheduled")
-        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .idle)
-        #expect(state.isScheduled == false)
-        #expect(state.enqueue(fixture.entry()) == .wake, "idle again: the next producer wakes it")
-    }
-
-    @Test("A3: a barrier runs at once on an idle empty mailbox, otherwise after what is pending")
-    func barriers() {
-        let fixture = Fixture()
-        var state = _MailboxState()
-        #expect(state.addBarrier({}) == .runNow)
-        #expect(state.enqueue(fixture.entry()) == .wake)
-        #expect(state.addBarrier({}) == .none)
-        var batch = _MailboxLanes<_MailboxEntry>()
-        var holds = _SubscriptionHolds()
-        var barriers: [@Sendable () -> Void] = []
-        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .batch)
-        #expect(batch.count == 1 && barriers.count == 1, "the barrier travels with the batch it follows")
-    }
-
-    @Test("T4: close() discards what is pending and refuses more; closeAfterDraining() delivers first")
-    func closing() {
-        let fixture = Fixture()
-        var state = _MailboxState()
-        for _ in 0..<3 { _ = state.enqueue(fixture.entry()) }
-        _ = state.addBarrier({})
-        var dropped = _MailboxLanes<_MailboxEntry>()
-        var droppedHolds = _SubscriptionHolds()
-        let (discarded, released, wake) = state.close(droppingInto: &dropped, holds: &droppedHolds)
-        #expect(discarded == 3 && released.count == 1)
-        #expect(dropped.count == 3, "the dropped entries are handed out, to be freed outside the lock")
-        #expect(!wake, "a scheduled drainer finishes the mailbox itself")
-        #expect(state.enqueue(fixture.entry()) == .rejected)
-        var batch = _MailboxLanes<_MailboxEntry>()
-        var holds = _SubscriptionHolds()
-        var barriers: [@Sendable () -> Void] = []
-        #expect(state.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .finished)
-
-        var draining = _MailboxState()
-        _ = draining.enqueue(fixture.entry())
-        #expect(draining.closeAfterDraining() == .none, "already scheduled by the enqueue")
-        #expect(draining.enqueue(fixture.entry()) == .rejected)
-        #expect(draining.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .batch)
-        #expect(batch.count == 1)
-        batch.removeAll()
-        #expect(draining.take(into: &batch, holds: &holds, barriers: &barriers, mayIdle: true) == .finished)
     }
 
     @Test("D3 across chunk boundaries: a burst of thousands keeps its order, then the lanes are reused")
@@ -213,20 +150,8 @@ struct MailboxLanesTests {
 extension MailboxLanesTests {
     struct Note: Eventable {}
 
-    /// Builds mailbox entries for one subscription; nothing is ever delivered.
-    struct Fixture {
-        let bus = EventBus(label: "lanes")
-        let subscription: _Subscription
-
-        init() {
-            subscription = _Subscription(
-                Note.self, owner: nil, target: .synchronous, interest: .all, registrar: bus, handler: { _, _ in })
-        }
-
-        func entry(_ method: EventDispatchMethod = .queue, _ priority: EventPriority = .normal) -> _MailboxEntry {
-            Self.entry(for: subscription, method, priority)
-        }
-
+    /// Builds mailbox entries; nothing is ever delivered.
+    enum Fixture {
         /// An entry for `subscription`, which the caller keeps alive.
         static func entry(
             for subscription: _Subscription, _ method: EventDispatchMethod = .queue, _ priority: EventPriority = .normal

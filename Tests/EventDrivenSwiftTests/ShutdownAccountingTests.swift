@@ -26,7 +26,7 @@ struct ShutdownAccountingTests {
         // there by letting event 0 go once the shutdown has closed the mailbox.
         let mailbox = bus.listenerMailbox
         let shutdown = Task { await AccountingLedger.close(bus, immediately: true, letters: stream) }
-        let closed = await coreEventually { mailbox.state.withLock { $0.lifecycle == .closed } }
+        let closed = await coreEventually { mailbox.lifecycleForTesting == .closed }
         #expect(closed)
         gate.open()
         let ledger = await shutdown.value

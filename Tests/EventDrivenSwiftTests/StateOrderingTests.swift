@@ -36,7 +36,7 @@ struct StateOrderingTests {
             bus.set(Self.level, to: 3)  // waits for room
             finished.signal()
         }.start()
-        let blocked = await coreEventually { tight.mailbox.state.withLock { $0.blockedProducers } == 1 }
+        let blocked = await coreEventually { tight.mailbox.blockedProducersForTesting == 1 }
         #expect(blocked)
         gate.open()
         // A failure detector, not a synchronization: the set returns as soon as there is room.

@@ -18,18 +18,9 @@ struct _MailboxSubscriber: Sendable {
         _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, followUps: inout [_EnqueueFollowUp]
     ) {
         mailbox._withUnsafeGuaranteedRef { mailbox in
-            mailbox.state.withLock { state in
-                if let refusal = state.refusal() {
-                    let entry = _MailboxEntry(
-                        envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent)
-                    followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: refusal, entry: entry))
-                } else if state.append(
-                    _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent))
-                    == .wake
-                {
-                    followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: .wake, entry: nil))
-                }
-            }
+            let action = mailbox.append(makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: recipient)
+            if case .none = action { return }
+            followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: action))
         }
     }
 
@@ -85,12 +76,9 @@ extension [_MailboxSubscriber] {
 /// What an enqueue under the registry lock left to do once the lock is released.
 struct _EnqueueFollowUp {
     let mailbox: _Mailbox
-    let action: _MailboxState.EnqueueAction
-    /// The entry, when the mailbox refused it.
-    var entry: _MailboxEntry?
+    let action: _MailboxStateMachine.EnqueueAction
 
     func finish() {
-        var entry = entry
-        _ = mailbox.finishEnqueue(action, leftover: &entry)
+        _ = mailbox.finishEnqueue(action)
     }
 }

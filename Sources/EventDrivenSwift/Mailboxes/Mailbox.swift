@@ -8,8 +8,9 @@ import Synchronization
 /// takes everything pending at once and runs it in D3 order outside the lock, so a producer
 /// never waits on a handler, and events that arrive meanwhile wait for the next batch.
 final class _Mailbox: Sendable {
-    /// Internal rather than private so that the overflow policies (Reliability/) can reach it.
-    let state = _SpinLockedValue(_MailboxState())
+    /// The state machine and the lock that guards it; only this type's methods touch either, and
+    /// they perform what a transition returns once the lock is released.
+    private let state: _SpinLockedValue<_MailboxStateMachine>
     /// Mirrors `lifecycle == .closed` so the drainer can stop mid-batch without the lock.
     private let isClosed = Atomic<Bool>(false)
     private let drainer = _DrainerBuffers()
@@ -27,11 +28,14 @@ final class _Mailbox: Sendable {
         self.executor = executor
         self.counters = counters
         self.limit = limit
-        if let limit { state.withLock { limit.configure(&$0) } }
+        state = _SpinLockedValue(
+            limit.map { _MailboxStateMachine(capacity: $0.capacity, whenFull: $0.whenFull) } ?? _MailboxStateMachine())
     }
 
+    // MARK: Enqueue
+
     /// Appends an entry for `envelope` and the subscription `subscription` refers to, which the
-    /// caller keeps alive; returns `false` when the mailbox no longer accepts events.
+    /// caller keeps alive; returns `false` when the entry was not accepted.
     @discardableResult
     func enqueue(_ envelope: _EventEnvelope, for subscription: Unmanaged<_Subscription>) -> Bool {
         enqueue({ envelope }, holdsInlineEvent: false, for: subscription)
@@ -44,51 +48,91 @@ final class _Mailbox: Sendable {
     func enqueue(
         _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for subscription: Unmanaged<_Subscription>
     ) -> Bool {
-        let recipient = _MailboxRecipient(subscription)
-        let action = state.withLock { state -> _MailboxState.EnqueueAction in
-            if let refusal = state.refusal() { return refusal }
-            return state.append(
-                _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent))
-        }
-        if action == .none { return true }
-        // A wake is rare (the drainer was idle) and costs far more than the optional.
-        var refused =
-            action == .wake
-            ? nil : _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent)
-        return finishEnqueue(action, leftover: &refused)
+        enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: _MailboxRecipient(subscription))
     }
 
-    /// Does what an enqueue left to do once the lock is released: wake the drainer, or account
-    /// for the entry still in `slot` (a closed or full mailbox).
+    /// ``enqueue(_:holdsInlineEvent:for:)`` for a subscription or a group of them, which the
+    /// caller keeps alive.
+    @discardableResult
+    @inline(__always)
+    func enqueue(_ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for recipient: _MailboxRecipient)
+        -> Bool
+    {
+        let action = append(makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: recipient)
+        if case .none = action { return true }
+        return finishEnqueue(action)
+    }
+
+    /// The one enqueue: runs the state machine's enqueue under the lock, with the entry for the
+    /// envelope `makeEnvelope` returns built under it, so that the envelope moves into its lane
+    /// without a copy. The caller performs the returned action with ``finishEnqueue(_:)`` once
+    /// every lock it holds is released (the bus defers it past its registry lock).
+    @inline(__always)
+    func append(_ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for recipient: _MailboxRecipient)
+        -> _MailboxStateMachine.EnqueueAction
+    {
+        state.withLock { state in
+            state.enqueue(
+                _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent))
+        }
+    }
+
+    /// Performs what an enqueue left to do once the lock is released: wake the drainer, or
+    /// account for an entry the mailbox refused or dropped (Reliability/Mailbox+Overflow.swift),
+    /// which is freed here, outside the lock.
     /// - Returns: `false` when the entry was not accepted.
-    func finishEnqueue(_ action: _MailboxState.EnqueueAction, leftover slot: inout _MailboxEntry?) -> Bool {
-        switch action {
-        case .none: return true
-        case .wake:
+    func finishEnqueue(_ action: consuming _MailboxStateMachine.EnqueueAction) -> Bool {
+        switch consume action {
+        case .none:
+            return true
+        case .wakeDrainer:
             executor.wake(self)
             return true
-        case .rejected:
-            let entry = slot.take()!
+        case .discard(let entry):
             counters.discarded.add(entry.recipient.deliveryCount, ordering: .relaxed)
             for _ in 0..<entry.recipient.deliveryCount { counters.deadLetters.post(entry.envelope, reason: .discarded) }
             return false
-        case .full:
-            return overflow(slot.take()!)
+        case .dropNewest(let entry):
+            drop(entry.envelope)
+            return false
+        case .refuse(let entry):
+            drop(entry.envelope)
+            limit?.reportRefused(entry.envelope)
+            return false
+        case .droppedOldest(let oldest):
+            drop(oldest.envelope)
+            return true
+        case .blockProducer(let entry):
+            return waitForSpace(entry)
         }
     }
 
+    /// Appends `entry`, which found the mailbox full, whatever the capacity: its producer is
+    /// this mailbox's own drainer (see ``_MailboxStateMachine/enqueueOverCapacity(_:)``).
+    func enqueueOverCapacity(_ entry: _MailboxEntry) -> _MailboxStateMachine.EnqueueAction {
+        state.withLock { $0.enqueueOverCapacity(entry) }
+    }
+
+    // MARK: Barriers, load, close
+
     /// Runs `body` once everything enqueued before this call has been handled (or discarded).
     func addBarrier(_ body: @escaping @Sendable () -> Void) {
-        switch state.withLock({ $0.addBarrier(body) }) {
-        case .runNow: body()
-        case .none: break
-        case .wake: executor.wake(self)
-        }
+        if state.withLock({ $0.addBarrier(body) }) == .runNow { body() }
+    }
+
+    /// Reads the state machine under the lock, for ``lifecycleForTesting`` and the like.
+    func withStateForTesting<Value>(_ body: (borrowing _MailboxStateMachine) -> Value) -> Value {
+        state.withLock { body($0) }
     }
 
     /// Deliveries waiting plus deliveries of the batch in progress.
     var load: Int {
-        state.withLock { $0.pendingDeliveries + $0.inProgress }
+        state.withLock { $0.load }
+    }
+
+    /// The type of the event that would run next, if any.
+    var nextPendingEventType: (any Eventable.Type)? {
+        state.withLock { $0.nextPendingEventType }
     }
 
     /// `true` while no drain is requested or running: the drainer is parked, or about to park.
@@ -96,23 +140,15 @@ final class _Mailbox: Sendable {
         state.withLock { !$0.isScheduled }
     }
 
-    /// Deliveries waiting, not counting the batch in progress.
-    var pendingCount: Int {
-        state.withLock { $0.pendingDeliveries }
-    }
-
     /// Closes the mailbox at once. Returns how many pending deliveries were discarded.
     @discardableResult
     func close() -> Int {
         isClosed.store(true, ordering: .sequentiallyConsistent)
-        var dropped = _MailboxLanes<_MailboxEntry>()
-        var droppedHolds = _SubscriptionHolds()
-        let (discarded, barriers, wake) = state.withLock { state in
-            state.close(droppingInto: &dropped, holds: &droppedHolds)
-        }
-        counters.discarded.add(discarded, ordering: .relaxed)
+        var dropped = _MailboxBatch()
+        let action = state.withLock { $0.close(droppingInto: &dropped) }
+        counters.discarded.add(action.discarded, ordering: .relaxed)
         if counters.deadLetters.isObserved {
-            dropped.forEachInOrder { entry in
+            dropped.entries.forEachInOrder { entry in
                 for _ in 0..<entry.recipient.deliveryCount {
                     counters.deadLetters.post(entry.envelope, reason: .discarded)
                 }
@@ -120,29 +156,25 @@ final class _Mailbox: Sendable {
             }
         }
         // Outside the lock: freeing an event or a subscription may run user code that dispatches.
-        dropped.removeAll()
-        droppedHolds.removeAll()
-        if let limit { limit.wake(state.withLock { $0.releaseBlockedProducers() }) }
-        for barrier in barriers { barrier() }
-        if wake { executor.wake(self) }
-        return discarded
+        dropped.releaseEntries()
+        if action.releasing > 0 { limit?.wake(action.releasing) }
+        for barrier in action.barriers { barrier() }
+        if action.wakeDrainer { executor.wake(self) }
+        return action.discarded
     }
 
     /// Calls `body` once the batch in progress, if any, has been counted; a shutdown waits for
     /// this after a close, so that what the close left of the batch is counted and posted
     /// before the shutdown returns.
     func whenBatchCounted(_ body: @escaping @Sendable () -> Void) {
-        let runNow = state.withLock { state in
-            guard state.isRunningBatch else { return true }
-            state.batchWaiters.append(body)
-            return false
+        if case .resume(let waiters) = state.withLock({ $0.whenBatchCounted(body) }) {
+            for waiter in waiters { waiter() }
         }
-        if runNow { body() }
     }
 
     /// Stops accepting events; what is pending is still delivered, then the drainer finishes.
     func closeAfterDraining() {
-        if state.withLock({ $0.closeAfterDraining() }) == .wake {
+        if state.withLock({ $0.closeAfterDraining() }) == .wakeDrainer {
             executor.wake(self)
         }
     }
@@ -159,18 +191,14 @@ final class _Mailbox: Sendable {
     /// this; the `isScheduled` handshake under the lock guarantees there is one at a time.
     func runBatch(mayIdle: Bool) -> Step {
         let buffers = drainer
-        let (taken, deliveries, producersToWake) = state.withLock { state in
-            let taken = state.take(
-                into: &buffers.batch, holds: &buffers.holds, barriers: &buffers.barriers, mayIdle: mayIdle)
-            defer { state.producersToWake = 0 }
-            return (taken, state.inProgress, state.producersToWake)
-        }
-        if producersToWake > 0 { limit?.wake(producersToWake) }
-        switch taken {
-        case .empty: return .empty
-        case .idle: return .idle
-        case .finished: return .finished
-        case .batch: break
+        let deliveries: Int
+        switch state.withLock({ $0.take(into: &buffers.batch, mayIdle: mayIdle) }) {
+        case .lookAgain: return .empty
+        case .park: return .idle
+        case .finish: return .finished
+        case .runBatch(let count, let releasing):
+            if releasing > 0 { limit?.wake(releasing) }
+            deliveries = count
         }
         var tally = _DeliveryTally()
         buffers.batchCount = deliveries
@@ -186,7 +214,7 @@ final class _Mailbox: Sendable {
             return true
         }
         let observed = counters.deadLetters.isObserved
-        buffers.batch.removeEachInOrder(while: isOpen) { slot in
+        buffers.batch.entries.removeEachInOrder(while: isOpen) { slot in
             if slot.pointee.holdsInlineEvent {
                 _MailboxEntry.deliverInPlace(
                     slot, proceed: proceed,
@@ -213,13 +241,14 @@ final class _Mailbox: Sendable {
             if undelivered > 0 && observed { postDiscardedRest(of: buffers) }
         }
         counters.record(tally)
-        buffers.batch.removeAll()
-        buffers.holds.removeAll()
+        // Outside the lock: freeing an event or a subscription may run user code that dispatches.
+        buffers.batch.releaseEntries()
         // The batch is done: `load` must not count it while the drainer waits before its next take.
-        let counted = state.withLock { $0.finishBatch() }
-        for waiter in counted { waiter() }
-        let barriers = buffers.barriers
-        buffers.barriers.removeAll(keepingCapacity: true)
+        if case .resume(let waiters) = state.withLock({ $0.finishBatch() }) {
+            for waiter in waiters { waiter() }
+        }
+        let barriers = buffers.batch.barriers
+        buffers.batch.barriers.removeAll(keepingCapacity: true)
         for barrier in barriers { barrier() }
         return .ran
     }
@@ -227,7 +256,7 @@ final class _Mailbox: Sendable {
     /// Posts dead letters for the entries of the batch that a close left unhandled (the entries
     /// still in the batch: the handled ones were moved out), one per delivery.
     private func postDiscardedRest(of buffers: _DrainerBuffers) {
-        buffers.batch.forEachInOrder { entry in
+        buffers.batch.entries.forEachInOrder { entry in
             for _ in 0..<entry.recipient.deliveryCount { counters.deadLetters.post(entry.envelope, reason: .discarded) }
             return true
         }
@@ -279,9 +308,7 @@ final class _Mailbox: Sendable {
 /// allocates nothing.
 // @unchecked Sendable: used only by the single active drainer, handed over under the mailbox lock
 private final class _DrainerBuffers: @unchecked Sendable {
-    var batch = _MailboxLanes<_MailboxEntry>()
-    var holds = _SubscriptionHolds()
-    var barriers: [@Sendable () -> Void] = []
+    var batch = _MailboxBatch()
     var lastDiscarded = 0
     var batchCount = 0
     /// Deliveries of the batch not yet started.

@@ -133,6 +133,9 @@ struct _MailboxLanes<Entry>: ~Copyable {
     }
 }
 
+// @unchecked Sendable: owned alone (~Copyable), and reached only under the mailbox's spin lock or by its drainer
+extension _MailboxLanes: @unchecked Sendable where Entry: Sendable {}
+
 /// One lane: entries in fixed-size chunks, whose live entries are the positions `head..<end`
 /// counted across the chunks, so that entries can be moved out at either end without shifting
 /// the rest, and a growing lane never moves what it holds.

@@ -50,15 +50,8 @@ final class _MainQueueWatch: Sendable {
 }
 
 extension _Mailbox {
-    /// The type of the oldest event waiting, for diagnostics.
+    /// The type of the event that would run next, for diagnostics.
     var oldestPendingEventTypeName: String? {
-        state.withLock { state in
-            var name: String?
-            state.pending.forEachInOrder { entry in
-                name = String(reflecting: type(of: entry.envelope.event))
-                return false
-            }
-            return name
-        }
+        nextPendingEventType.map { String(reflecting: $0) }
     }
 }

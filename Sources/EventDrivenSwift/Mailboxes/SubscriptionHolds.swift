@@ -28,12 +28,13 @@ class _HoldRecord: @unchecked Sendable {
 /// other set ever had; a subscription records the generation that last held it, so that asking
 /// again is one comparison whatever the number of subscriptions sharing the mailbox. A set must
 /// not be copied and then mutated in both copies (mailboxes only move theirs, with `swap`).
-struct _SubscriptionHolds {
+struct _SubscriptionHolds: Sendable {
     private var held: [_HoldRecord] = []
     /// This generation's number.
     private var generation = _SubscriptionHolds.newGeneration()
-    /// The object held last, compared before its record of holds is read.
-    private var newest: UnsafeMutableRawPointer?
+    /// The address of the object held last, compared before its record of holds is read; `0`
+    /// for none. Only compared, never dereferenced.
+    private var newest: UInt = 0
 
     /// The source of generation numbers, shared by every set.
     private static let generations = Atomic<UInt64>(0)
@@ -46,8 +47,8 @@ struct _SubscriptionHolds {
     @inline(__always)
     mutating func hold(recipientOf entry: borrowing _MailboxEntry) {
         let address = entry.recipient.address
-        if newest == address { return }
-        newest = address
+        if newest == UInt(bitPattern: address) { return }
+        newest = UInt(bitPattern: address)
         let recipient = Unmanaged<_HoldRecord>.fromOpaque(address)
         if recipient._withUnsafeGuaranteedRef({ $0.recordHold(generation: generation) }) {
             held.append(recipient.takeUnretainedValue())
@@ -57,7 +58,7 @@ struct _SubscriptionHolds {
     /// Releases every hold, keeping the storage for reuse, and starts a new generation.
     mutating func removeAll() {
         held.removeAll(keepingCapacity: true)
-        newest = nil
+        newest = 0
         generation = Self.newGeneration()
     }
 }

@@ -205,9 +205,9 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
                 if let group = target.group {
                     // One entry runs the callbacks in registration order, stacked or queued.
                     if holdsInlineEvent {
-                        enqueue(makeEnvelope, holdsInlineEvent: true, for: group, into: mailbox)
+                        mailbox.enqueue(makeEnvelope, holdsInlineEvent: true, for: _MailboxRecipient(group))
                     } else {
-                        enqueue({ envelope }, holdsInlineEvent: false, for: group, into: mailbox)
+                        mailbox.enqueue({ envelope }, holdsInlineEvent: false, for: _MailboxRecipient(group))
                     }
                     return
                 }
@@ -230,27 +230,6 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
                 _ = member.accepted.add(target.subscriptions.count, ordering: .relaxed)
             }
         }
-    }
-
-    /// ``_Mailbox/enqueue(_:holdsInlineEvent:for:)`` for a group of callbacks of one thread:
-    /// one entry, which the thread runs for each callback in registration order. Only for an
-    /// unbounded mailbox, which never blocks the producer or reports a full mailbox.
-    @inline(__always)
-    private func enqueue(
-        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for group: Unmanaged<_SubscriptionGroup>,
-        into mailbox: _Mailbox
-    ) {
-        let recipient = _MailboxRecipient(group)
-        let action = mailbox.state.withLock { state -> _MailboxState.EnqueueAction in
-            if let refusal = state.refusal() { return refusal }
-            return state.append(
-                _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent))
-        }
-        if action == .none { return }
-        var refused =
-            action == .wake
-            ? nil : _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent)
-        _ = mailbox.finishEnqueue(action, leftover: &refused)
     }
 
     // MARK: Drain

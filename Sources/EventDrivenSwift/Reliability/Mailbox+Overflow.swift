@@ -22,11 +22,6 @@ final class _MailboxLimit: Sendable {
         self.bus = bus
     }
 
-    func configure(_ state: inout _MailboxState) {
-        state.capacity = capacity
-        if case .blockProducer = whenFull { state.blocksWhenFull = true }
-    }
-
     /// Wakes `count` blocked producers; each looks for space again.
     func wake(_ count: Int) {
         for _ in 0..<count { space.signal() }
@@ -49,51 +44,18 @@ final class _MailboxLimit: Sendable {
     }
 }
 
-extension _MailboxState {
-    /// Forgets every blocked producer (the mailbox closed); returns how many to wake.
-    mutating func releaseBlockedProducers() -> Int {
-        defer {
-            blockedProducers = 0
-            producersToWake = 0
-        }
-        return blockedProducers + producersToWake
-    }
-}
-
 extension _Mailbox {
-    /// Applies the overflow policy to `entry`, which found the mailbox full. Cold path.
-    /// - Returns: `true` when `entry` was accepted after all.
-    func overflow(_ entry: _MailboxEntry) -> Bool {
-        guard let limit else { return false }
-        switch limit.whenFull {
-        case .dropNewest:
-            drop(entry.envelope, limit)
-            return false
-        case .failDispatch:
-            drop(entry.envelope, limit)
-            limit.reportRefused(entry.envelope)
-            return false
-        case .dropOldest:
-            let (action, oldest) = state.withLock { state -> (_MailboxState.EnqueueAction, _MailboxEntry?) in
-                let oldest = state.pending.count >= state.capacity ? state.pending.removeOldest() : nil
-                if let oldest { state.pendingDeliveries -= oldest.recipient.deliveryCount }
-                return (state.lifecycle == .open ? state.append(entry) : .rejected, oldest)
-            }
-            if let oldest { drop(oldest.envelope, limit) }
-            return finish(action, entry)
-        case .blockProducer(let timeout):
-            return block(entry, limit, timeout: timeout)
+    /// Waits for the drainer to make room for `entry`, which found the mailbox full under
+    /// ``EventOverflowPolicy/blockProducer(timeout:)``, then enqueues it; drops it once the
+    /// timeout has passed. Cold path.
+    /// - Returns: `true` when `entry` was accepted.
+    func waitForSpace(_ entry: _MailboxEntry) -> Bool {
+        guard let limit, case .blockProducer(let timeout) = limit.whenFull else {
+            preconditionFailure("only a mailbox whose producers block asks one to wait")
         }
-    }
-
-    private func block(_ entry: _MailboxEntry, _ limit: _MailboxLimit, timeout: Duration?) -> Bool {
         // A handler dispatching to its own receiver would wait for itself: accept it over capacity.
         if _ReceiverContext.current?.mailbox === self {
-            let action = state.withLock { state in
-                state.blockedProducers = max(0, state.blockedProducers - 1)
-                return state.lifecycle == .open ? state.append(entry) : .rejected
-            }
-            return finish(action, entry)
+            return finishEnqueue(enqueueOverCapacity(entry))
         }
         let deadline: DispatchTime =
             if let timeout {
@@ -102,32 +64,23 @@ extension _Mailbox {
                 .distantFuture
             }
         while true {
+            // A producer that gives up stays counted until the next take, whose wake then only
+            // sends another waiting producer to look once more.
             guard limit.waitForSpace(until: deadline) else {
-                drop(entry.envelope, limit)
+                drop(entry.envelope)
                 limit.reportRefused(entry.envelope)
                 return false
             }
-            // Counted as blocked again if it is still full, under the same lock as the check.
-            let action = state.withLock { $0.enqueue(entry) }
-            if action != .full { return finish(action, entry) }
+            let action = append({ entry.envelope }, holdsInlineEvent: entry.holdsInlineEvent, for: entry.recipient)
+            // Still full: counted as blocked again, under the same lock as the check.
+            if case .blockProducer = action { continue }
+            return finishEnqueue(action)
         }
     }
 
-    private func finish(_ action: _MailboxState.EnqueueAction, _ entry: _MailboxEntry) -> Bool {
-        switch action {
-        case .none, .full: return true
-        case .wake:
-            executor.wake(self)
-            return true
-        case .rejected:
-            counters.discarded.add(1, ordering: .relaxed)
-            counters.deadLetters.post(entry.envelope, reason: .discarded)
-            return false
-        }
-    }
-
-    private func drop(_ envelope: _EventEnvelope, _ limit: _MailboxLimit) {
-        limit.dropped.add(1, ordering: .relaxed)
+    /// Counts an event the overflow policy dropped, and posts it as a dead letter.
+    func drop(_ envelope: _EventEnvelope) {
+        limit?.dropped.add(1, ordering: .relaxed)
         counters.dropped.add(1, ordering: .relaxed)
         counters.deadLetters.post(envelope, reason: .dropped)
     }
@@ -169,11 +122,4 @@ extension EventBus {
 extension EventThread {
     /// How many events this thread's bounded mailbox dropped (see ``mailboxPolicy``).
     public var droppedEventCount: Int { mailbox.limit?.dropped.load(ordering: .relaxed) ?? 0 }
-}
-
-extension _MailboxLanes where Entry == _MailboxEntry {
-    /// Removes the entry dispatched earliest.
-    mutating func removeOldest() -> _MailboxEntry? {
-        removeOldest { $0.envelope.metadata.dispatchTime < $1.envelope.metadata.dispatchTime }
-    }
 }
