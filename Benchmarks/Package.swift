@@ -20,6 +20,7 @@ let package = Package(
             name: "EDSBench",
             dependencies: [
                 .product(name: "EventDrivenSwift", package: rootIdentity),
+                .product(name: "EventDrivenSwiftObservability", package: rootIdentity),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

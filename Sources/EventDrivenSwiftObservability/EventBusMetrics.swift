@@ -3,7 +3,7 @@ import EventDrivenSwift
 import Synchronization
 import Tracing
 
-/// Reports what a bus does through swift-metrics: an ``EventInterceptor`` to add to each bus
+/// Reports what a bus does through swift-metrics: an `EventInterceptor` to add to each bus
 /// you want measured.
 ///
 /// ```swift
@@ -16,16 +16,16 @@ import Tracing
 /// | Metric | Kind | Dimensions |
 /// |---|---|---|
 /// | `eventbus.events.dispatched` | Counter | `bus`, `event` |
-/// | `eventbus.deliveries` | Counter | `bus`, `event`, `outcome` (``EventDeliveryOutcome/label``) |
+/// | `eventbus.deliveries` | Counter | `bus`, `event`, `outcome` (`EventDeliveryOutcome/label`) |
 /// | `eventbus.events.undelivered` | Counter | `bus`, `event` |
 /// | `eventbus.events.rejected` | Counter | `bus` |
-/// | `eventbus.handler.duration` | Timer | `bus`, `event`, `receiver` (``EventReceiverKind/label``) |
+/// | `eventbus.handler.duration` | Timer | `bus`, `event`, `receiver` (`EventReceiverKind/label`) |
 /// | `eventbus.mailbox.depth` | Gauge | `bus`, `receiver` |
 ///
 /// `bus` is the bus's label and `event` the event type's `String(reflecting:)`. Each metric is
 /// created once per dimension set and kept. The depth gauge is sampled every
 /// `depthSamplingInterval` while the interceptor is on a bus, and once more when a depth falls
-/// back to zero; ``sampleMailboxDepths()`` samples at once.
+/// back to zero; `sampleMailboxDepths()` samples at once.
 public final class EventBusMetrics: EventInterceptor {
     private struct Key: Hashable {
         let label: String

@@ -1,7 +1,7 @@
 import EventDrivenSwift
 import Tracing
 
-/// Makes swift-distributed-tracing spans for a bus's events: an ``EventInterceptor`` to add to
+/// Makes swift-distributed-tracing spans for a bus's events: an `EventInterceptor` to add to
 /// each bus you want traced.
 ///
 /// ```swift
@@ -9,7 +9,7 @@ import Tracing
 /// ```
 ///
 /// - `publish <EventType>`, of kind `.producer`, at each dispatch, a child of the context current
-///   there; the event carries the span's context (``EventMetadata/serviceContext``).
+///   there; the event carries the span's context (`EventMetadata/serviceContext`).
 /// - `process <EventType>`, of kind `.consumer`, around each handler run, a child of the producer
 ///   span, with the error recorded when a handler throws. Events its handler dispatches are
 ///   children of it.

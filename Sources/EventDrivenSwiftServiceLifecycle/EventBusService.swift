@@ -39,7 +39,7 @@ public struct EventBusService: Service {
     }
 
     /// Returns once the bus has been shut down: after a graceful shutdown of the service group,
-    /// gracefully; after cancellation, at once (``EventBus/shutdown(immediately:)`` with `true`).
+    /// gracefully; after cancellation, at once (`EventBus/shutdown(immediately:)` with `true`).
     public func run() async throws {
         do {
             try await gracefulShutdown()

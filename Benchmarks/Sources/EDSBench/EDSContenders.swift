@@ -52,6 +52,7 @@ struct EDSContender: Contender {
 
     func makePipeline(receivers: Int, otherTypes: Int, handler: @escaping @Sendable (Int, Tick) -> Void) -> Pipeline {
         let bus = EventBus(label: "bench.\(mode)")
+        instrument(bus)
         var threads: [EventThread] = []
         var handles: [EventListenerHandle] = []
         let others = otherEventTypes(otherTypes)

@@ -5,7 +5,7 @@ extension EventBus {
     /// bus's consumers (``EventConsumer``), then the listeners registered with
     /// ``ExecuteEventOn/synchronous``, each in registration order, on the calling thread.
     ///
-    /// Every other listener gets the event queued with `priority`, as with ``queue(_:priority:)``.
+    /// Every other listener gets the event queued with `priority`, as with ``queue(_:priority:file:line:)``.
     /// A receiver may dispatch from inside its handler; that dispatch runs its own synchronous
     /// receivers before it returns.
     ///
@@ -29,7 +29,7 @@ extension EventBus {
 
 extension Eventable {
     /// Dispatches this event on `bus` and returns once every synchronous receiver has handled
-    /// it; see ``EventBus/dispatchNow(_:priority:)``.
+    /// it; see ``EventBus/dispatchNow(_:priority:file:line:)``.
     @inlinable
     public func dispatchNow(
         on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal, file: StaticString = #fileID,

@@ -98,6 +98,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// The bus's interceptors and the kind of receiver this is, for them.
     private let observation: _Observation?
     private let registrarReceiverKind: EventReceiverKind?
+    private let knownReceiver = Mutex<EventReceiver?>(nil)
     private let active = Atomic<Bool>(true)
 
     convenience init<E: Eventable>(
@@ -276,10 +277,14 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     }
 
     /// Who this subscription delivers to, for interceptors.
+    /// Worked out on first use and kept: naming an owner's type demangles it.
     var receiver: EventReceiver {
-        EventReceiver(
+        if let known = knownReceiver.withLock({ $0 }) { return known }
+        let receiver = EventReceiver(
             kind: registrarReceiverKind ?? targetReceiverKind, name: receiverName,
             owner: owner.map { String(describing: type(of: $0)) })
+        knownReceiver.withLock { $0 = receiver }
+        return receiver
     }
 
     private var targetReceiverKind: EventReceiverKind {

@@ -4,8 +4,8 @@ public struct EventDeliveryInfo: Sendable {
     public let busLabel: String
     /// The event.
     public let event: any Eventable
-    /// The event's type name, `String(reflecting:)`.
-    public var eventType: String { String(reflecting: type(of: event)) }
+    /// The event's type name, `String(reflecting:)` (worked out once per type).
+    public let eventType: String
     /// How the event was dispatched; its ``EventMetadata/serviceContext`` is the context the
     /// handler runs with.
     public let metadata: EventMetadata

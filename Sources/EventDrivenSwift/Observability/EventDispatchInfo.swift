@@ -6,8 +6,8 @@ public struct EventDispatchInfo: Sendable {
     public let busLabel: String
     /// The event.
     public let event: any Eventable
-    /// The event's type name, `String(reflecting:)`.
-    public var eventType: String { String(reflecting: type(of: event)) }
+    /// The event's type name, `String(reflecting:)` (worked out once per type).
+    public let eventType: String
     /// Its priority, method and dispatch time.
     public let metadata: EventMetadata
     /// The number the bus gave this dispatch; its deliveries carry it too

@@ -15,6 +15,17 @@ final class _Observation: Sendable {
     let mode = Atomic<UInt8>(0)
     private let installed = Mutex(_InstalledInterceptors())
     private let nextDispatchID = Atomic<UInt64>(0)
+    /// `String(reflecting:)` of each event type seen: demangling a name costs thousands of
+    /// instructions, so it is done once per type.
+    private let typeNames = Mutex<[ObjectIdentifier: String]>([:])
+
+    func typeName(of event: any Eventable) -> String {
+        let type = type(of: event)
+        if let name = typeNames.withLock({ $0[ObjectIdentifier(type)] }) { return name }
+        let name = String(reflecting: type)
+        typeNames.withLock { $0[ObjectIdentifier(type)] = name }
+        return name
+    }
 
     init(busLabel: String) {
         self.busLabel = busLabel
@@ -103,7 +114,8 @@ final class _Observation: Sendable {
         guard !isClosed.load(ordering: .relaxed) else { return nil }
         let id = nextDispatchID.add(1, ordering: .relaxed).newValue
         let info = EventDispatchInfo(
-            busLabel: busLabel, event: event, metadata: metadata, dispatchID: id, source: Self.source(of: site))
+            busLabel: busLabel, event: event, eventType: typeName(of: event), metadata: metadata, dispatchID: id,
+            source: Self.source(of: site))
         var context = ServiceContext.current ?? .topLevel
         for interceptor in list.interceptors { interceptor.didDispatch(info, context: &context) }
         return _EventMetadataExtras(serviceContext: context.isEmpty ? nil : context, dispatchID: id)
@@ -116,7 +128,7 @@ final class _Observation: Sendable {
     func rejected(_ event: any Eventable, metadata: EventMetadata) {
         guard isActive else { return }
         let info = EventDispatchInfo(
-            busLabel: busLabel, event: event, metadata: metadata, dispatchID: 0,
+            busLabel: busLabel, event: event, eventType: typeName(of: event), metadata: metadata, dispatchID: 0,
             source: EventSource(
                 component: _ReceiverContext.current.map { $0.mailbox.executor.receiverName }, fileID: "?", line: 0))
         for interceptor in list.interceptors { interceptor.didReject(info) }
@@ -125,7 +137,8 @@ final class _Observation: Sendable {
     /// Reports an event no one subscribed to.
     func foundNoReceiver(_ envelope: _EventEnvelope) {
         let info = EventDispatchInfo(
-            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata,
+            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            metadata: envelope.metadata,
             dispatchID: envelope.metadata.dispatchID ?? 0, source: EventSource(component: nil, fileID: "?", line: 0))
         for interceptor in list.interceptors { interceptor.didFindNoReceiver(info) }
     }
@@ -148,7 +161,8 @@ final class _Observation: Sendable {
         guard isActive else { return try Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
-            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata, receiver: receiver())
+            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            metadata: envelope.metadata, receiver: receiver())
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             try Self.bind(context) { try Self.wrap(handler, in: interceptors[...], for: delivery) }
@@ -167,7 +181,8 @@ final class _Observation: Sendable {
         guard isActive else { return try await Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
-            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata, receiver: receiver)
+            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            metadata: envelope.metadata, receiver: receiver)
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             try await Self.bind(context) { try await Self.wrapAsync(handler, in: interceptors[...], for: delivery) }
@@ -222,7 +237,8 @@ final class _Observation: Sendable {
     func settled(_ outcome: EventDeliveryOutcome, _ envelope: _EventEnvelope, receiver: EventReceiver?) {
         guard isActive else { return }
         let delivery = EventDeliveryInfo(
-            busLabel: busLabel, event: envelope.event, metadata: envelope.metadata, receiver: receiver)
+            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            metadata: envelope.metadata, receiver: receiver)
         let result = EventDeliveryResult(outcome: outcome, startNanoseconds: nil, duration: nil, error: nil)
         for interceptor in list.interceptors { interceptor.didDeliver(delivery, result: result) }
     }

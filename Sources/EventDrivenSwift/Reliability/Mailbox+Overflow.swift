@@ -97,7 +97,7 @@ final class _DispatchFailures: Sendable {
 }
 
 extension EventBus {
-    /// Dispatches `event` like ``dispatch(_:method:priority:)``, and throws when a receiver with a
+    /// Dispatches `event` like ``dispatch(_:method:priority:file:line:)``, and throws when a receiver with a
     /// ``EventOverflowPolicy/failDispatch`` (or a timed-out ``EventOverflowPolicy/blockProducer(timeout:)``)
     /// mailbox refused it because it was full.
     ///
