@@ -9,7 +9,7 @@ import Tracing
 /// ```
 ///
 /// - `publish <EventType>`, of kind `.producer`, at each dispatch, a child of the context current
-///   there; the event carries the span's context (`EventMetadata/serviceContext`).
+///   there; the event carries the span's context (`EventDeliveryInfo/serviceContext`).
 /// - `process <EventType>`, of kind `.consumer`, around each handler run, a child of the producer
 ///   span, with the error recorded when a handler throws. Events its handler dispatches are
 ///   children of it.
@@ -38,7 +38,7 @@ public struct EventBusTracing: EventInterceptor {
     /// Runs the handler inside the consumer span.
     public func wrapHandler(for delivery: EventDeliveryInfo, _ handler: () throws -> Void) rethrows {
         try tracer.withSpan(
-            "process \(delivery.eventType)", context: delivery.metadata.serviceContext ?? .topLevel, ofKind: .consumer
+            "process \(delivery.eventType)", context: delivery.serviceContext ?? .topLevel, ofKind: .consumer
         ) { span in
             describe(span, delivery)
             try handler()
@@ -48,7 +48,7 @@ public struct EventBusTracing: EventInterceptor {
     /// Runs the async handler inside the consumer span.
     public func wrapAsyncHandler(for delivery: EventDeliveryInfo, _ handler: () async throws -> Void) async rethrows {
         try await tracer.withSpan(
-            "process \(delivery.eventType)", context: delivery.metadata.serviceContext ?? .topLevel, ofKind: .consumer
+            "process \(delivery.eventType)", context: delivery.serviceContext ?? .topLevel, ofKind: .consumer
         ) { span in
             describe(span, delivery)
             try await handler()

@@ -112,9 +112,8 @@ struct InterceptorTests {
         let bus = EventBus(label: "m4", propagatesServiceContext: true)
         let seen = CoreRecorder<String?>()
         let done = DispatchSemaphore(value: 0)
-        bus.listen(Reading.self, executeOn: executeOn) { _, metadata in
+        bus.listen(Reading.self, executeOn: executeOn) { _, _ in
             seen.append(ServiceContext.current?[RequestID.self])
-            seen.append(metadata.serviceContext?[RequestID.self])
             done.signal()
         }
         var requestContext = ServiceContext.topLevel
@@ -124,21 +123,21 @@ struct InterceptorTests {
             ServiceContext.withValue(context) { bus.queue(Reading(value: 1)) }
         }
         await coreWait(done)
-        #expect(seen.values == ["request-42", "request-42"])
+        #expect(seen.values == ["request-42"])
     }
 
-    @Test("M4: async listeners run with the context; streams yield it with the metadata")
+    @Test("M4: async listeners run with the context; streams yield it with the event")
     func contextReachesAsyncListenersAndStreams() async throws {
         let bus = EventBus(label: "m4-async")
         bus.propagatesServiceContext = true
-        let stream = bus.eventsWithMetadata(of: Reading.self)
+        let stream = bus.eventsWithContext(of: Reading.self)
         let seen = CoreRecorder<String?>()
         bus.listenAsync(Reading.self) { _ in seen.append(ServiceContext.current?[RequestID.self]) }
         var context = ServiceContext.topLevel
         context[RequestID.self] = "async-7"
         ServiceContext.withValue(context) { bus.queue(Reading(value: 1)) }
-        for await (_, metadata) in stream {
-            #expect(metadata.serviceContext?[RequestID.self] == "async-7")
+        for await (_, _, carried) in stream {
+            #expect(carried?[RequestID.self] == "async-7")
             break
         }
         await bus.drain()
@@ -149,8 +148,8 @@ struct InterceptorTests {
     func propagationIsOptIn() async {
         let bus = EventBus(label: "m4-off")
         let seen = CoreRecorder<String?>()
-        bus.listen(Reading.self, executeOn: .listenerThread) { _, metadata in
-            seen.append(metadata.serviceContext?[RequestID.self])
+        bus.listen(Reading.self, executeOn: .listenerThread) { _, _ in
+            seen.append(ServiceContext.current?[RequestID.self])
         }
         var context = ServiceContext.topLevel
         context[RequestID.self] = "not carried"

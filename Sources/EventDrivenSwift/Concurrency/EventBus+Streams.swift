@@ -1,3 +1,5 @@
+import ServiceContextModule
+
 extension EventBus {
     /// Every event of type `E` dispatched on this bus from now on, as an asynchronous sequence.
     ///
@@ -37,6 +39,27 @@ extension EventBus {
     ) -> EventStream<(event: E, metadata: EventMetadata)> {
         makeStream(of: type, bufferingPolicy: bufferingPolicy) { envelope in
             (envelope.event as! E, envelope.metadata)
+        }
+    }
+
+    /// Every event of type `E` with its ``EventMetadata`` and the `ServiceContext` it carries
+    /// (current where it was dispatched, on a bus that propagates contexts; see
+    /// ``propagatesServiceContext``), as an asynchronous sequence. A stream's consumer runs in
+    /// its own task, so the context is handed over rather than made current:
+    ///
+    /// ```swift
+    /// for await (order, _, context) in bus.eventsWithContext(of: OrderPlaced.self) {
+    ///     ServiceContext.withValue(context) { process(order) }
+    /// }
+    /// ```
+    ///
+    /// Behaves like ``events(of:bufferingPolicy:)``.
+    public func eventsWithContext<E: Eventable>(
+        of type: E.Type,
+        bufferingPolicy: EventBufferingPolicy = .unbounded
+    ) -> EventStream<(event: E, metadata: EventMetadata, context: ServiceContext?)> {
+        makeStream(of: type, bufferingPolicy: bufferingPolicy) { envelope in
+            (envelope.event as! E, envelope.metadata, envelope.annotation?.serviceContext)
         }
     }
 }

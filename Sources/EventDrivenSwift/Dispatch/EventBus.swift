@@ -110,10 +110,10 @@ public final class EventBus: Sendable {
     @inlinable
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata, site: _DispatchSite = .library) {
         if _slowPath(counters.observation.isAnnotating) {
-            let annotated = metadata.annotated(counters.observation.annotation(for: event, metadata, site: site))
+            let annotation = counters.observation.annotation(for: event, metadata, site: site)
             route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) {
                 sequence in
-                _EventEnvelope(event: event, metadata: annotated, sequence: sequence)
+                _EventEnvelope(event: event, metadata: metadata, sequence: sequence, annotation: annotation)
             }
         } else {
             route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) {
@@ -200,7 +200,7 @@ public final class EventBus: Sendable {
         let annotation =
             counters.observation.isAnnotating
             ? counters.observation.annotation(for: message, metadata, site: .library) : nil
-        let envelope = _EventEnvelope(event: message, metadata: metadata.annotated(annotation))
+        let envelope = _EventEnvelope(event: message, metadata: metadata, annotation: annotation)
         if let route = registry.withLock({ $0.channels[channel] }) {
             deliver(envelope, route: route)
         } else {

@@ -181,7 +181,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
             envelope: { envelope })
         if let refusal { return refusal }
         do {
-            if _slowPath(isObserved(envelope.metadata)) {
+            if _slowPath(isObserved(envelope.annotation)) {
                 try observation.unsafelyUnwrapped.run(
                     { try handler(envelope.event, envelope.metadata) }, for: envelope, receiver: receiver)
             } else {
@@ -195,12 +195,12 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     }
 
     /// Whether a delivery must go through the bus's interceptors, or bind the event's service
-    /// context. An event dispatched while the bus was observed always has metadata extras (its
+    /// context. An event dispatched while the bus was observed always has an annotation (its
     /// dispatch number at least), so one check for `nil` decides; deliveries of events
     /// dispatched before an interceptor was added do not reach it.
     @inline(__always)
-    private func isObserved(_ metadata: EventMetadata) -> Bool {
-        metadata.extras != nil && runsHandler && observation != nil
+    private func isObserved(_ annotation: _DispatchAnnotation?) -> Bool {
+        annotation != nil && runsHandler && observation != nil
     }
 
     /// ``deliver(_:)`` for the envelope at `envelope`, whose event's bytes are at `eventBytes`:
@@ -215,7 +215,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
             envelope: { envelope.pointee })
         if let refusal { return refusal }
         do {
-            if _slowPath(isObserved(envelope.pointee.metadata)) {
+            if _slowPath(isObserved(envelope.pointee.annotation)) {
                 try observation.unsafelyUnwrapped.run(
                     { try handler(envelope.pointee.event, envelope.pointee.metadata) }, for: envelope.pointee,
                     receiver: receiver)

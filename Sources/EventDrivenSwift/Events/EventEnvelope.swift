@@ -1,4 +1,5 @@
 import Dispatch
+import ServiceContextModule
 
 /// One dispatched event together with how it was dispatched; what mailboxes carry.
 ///
@@ -7,8 +8,12 @@ import Dispatch
 struct _EventEnvelope: Sendable {
     let event: any Eventable
     let metadata: EventMetadata
-    // The sequence number's low 48 bits, in two fields that fit after the metadata, so that the
-    // envelope takes 64 bytes (a 64-bit field would need 72).
+    /// What an observed dispatch adds (its number, the service context it carries); `nil` for
+    /// a plain one. Kept here rather than in ``EventMetadata``, which stays plain data that
+    /// every copy handed to a handler moves without reference counting.
+    let annotation: _DispatchAnnotation?
+    // The sequence number's low 48 bits, in two fields that fit after the metadata (the
+    // envelope takes 72 bytes with its annotation).
     private var sequenceHigh: UInt16
     private var sequenceLow: UInt32
 
@@ -18,9 +23,10 @@ struct _EventEnvelope: Sendable {
     static var sequenceMask: UInt64 { (1 << 48) - 1 }
 
     @usableFromInline
-    init(event: any Eventable, metadata: EventMetadata, sequence: UInt64 = 0) {
+    init(event: any Eventable, metadata: EventMetadata, sequence: UInt64 = 0, annotation: _DispatchAnnotation? = nil) {
         self.event = event
         self.metadata = metadata
+        self.annotation = annotation
         self.sequenceHigh = UInt16(truncatingIfNeeded: sequence >> 32)
         self.sequenceLow = UInt32(truncatingIfNeeded: sequence)
     }
@@ -38,5 +44,18 @@ struct _EventEnvelope: Sendable {
     /// Whether this is the event numbered `sequence`, compared within the bits kept.
     func hasSequence(_ sequence: UInt64) -> Bool {
         self.sequence == sequence & Self.sequenceMask
+    }
+}
+
+/// What an observed dispatch adds to its event: the dispatch's number and the service context
+/// the event carries to its handlers.
+@usableFromInline
+final class _DispatchAnnotation: Sendable {
+    let serviceContext: ServiceContext?
+    let dispatchID: UInt64?
+
+    init(serviceContext: ServiceContext?, dispatchID: UInt64? = nil) {
+        self.serviceContext = serviceContext
+        self.dispatchID = dispatchID
     }
 }

@@ -11,7 +11,7 @@ extension EventBus {
     }
 
     /// Whether an event carries the `ServiceContext` current where it is dispatched, to be
-    /// current around its handlers and in ``EventMetadata/serviceContext``. Off by default:
+    /// current around its handlers and in ``EventDeliveryInfo/serviceContext``. Off by default:
     /// reading the task-local context costs about as much as the rest of a dispatch. A bus with
     /// an interceptor installed (`EventBusTracing` among them) propagates it either way.
     ///

@@ -1,3 +1,5 @@
+import ServiceContextModule
+
 /// One delivery of an event to one receiver, as an ``EventInterceptor`` sees it.
 public struct EventDeliveryInfo: Sendable {
     /// The label of the bus.
@@ -6,15 +8,30 @@ public struct EventDeliveryInfo: Sendable {
     public let event: any Eventable
     /// The event's type name, `String(reflecting:)` (worked out once per type).
     public let eventType: String
-    /// How the event was dispatched; its ``EventMetadata/serviceContext`` is the context the
-    /// handler runs with.
+    /// How the event was dispatched.
     public let metadata: EventMetadata
     /// The number of the dispatch this delivery comes from (``EventDispatchInfo/dispatchID``),
     /// or `nil` when the event was dispatched before any interceptor was added.
-    public var dispatchID: UInt64? { metadata.dispatchID }
+    public let dispatchID: UInt64?
+    /// The `ServiceContext` the event carries: current where it was dispatched (with the
+    /// interceptors' changes, such as a producer span), and current while the handler runs.
+    public let serviceContext: ServiceContext?
     /// Who receives it; `nil` when a receiver discarded or dropped the delivery without saying
     /// whose it was (a full or closed mailbox).
     public let receiver: EventReceiver?
+
+    init(
+        busLabel: String, event: any Eventable, eventType: String, metadata: EventMetadata,
+        annotation: _DispatchAnnotation?, receiver: EventReceiver?
+    ) {
+        self.busLabel = busLabel
+        self.event = event
+        self.eventType = eventType
+        self.metadata = metadata
+        self.dispatchID = annotation?.dispatchID
+        self.serviceContext = annotation?.serviceContext
+        self.receiver = receiver
+    }
 }
 
 /// How one delivery ended, with the handler's run time when it ran.

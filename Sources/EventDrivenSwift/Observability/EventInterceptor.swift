@@ -33,7 +33,7 @@ public protocol EventInterceptor: Sendable {
     func detached(from bus: EventBus)
 
     /// Called on the dispatching thread, before the event is routed. `context` is the
-    /// `ServiceContext` the event carries to its handlers (``EventMetadata/serviceContext``);
+    /// `ServiceContext` the event carries to its handlers (``EventDeliveryInfo/serviceContext``);
     /// it starts as the context current at the dispatch and may be replaced, for instance by a
     /// producer span's.
     func didDispatch(_ dispatch: EventDispatchInfo, context: inout ServiceContext)

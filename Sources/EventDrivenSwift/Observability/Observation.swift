@@ -105,10 +105,10 @@ final class _Observation: Sendable {
     /// while observed, the dispatch's number and the interceptors' context. `nil` for neither.
     /// Reading the task-local context costs more than the rest of a dispatch, hence the opt-in.
     @usableFromInline
-    func annotation(for event: any Eventable, _ metadata: EventMetadata, site: _DispatchSite) -> _EventMetadataExtras? {
+    func annotation(for event: any Eventable, _ metadata: EventMetadata, site: _DispatchSite) -> _DispatchAnnotation? {
         if !isActive {
             guard let context = ServiceContext.current else { return nil }
-            return _EventMetadataExtras(serviceContext: context)
+            return _DispatchAnnotation(serviceContext: context)
         }
         // A dispatch after shutdown is reported as rejected, not as a dispatch.
         guard !isClosed.load(ordering: .relaxed) else { return nil }
@@ -118,7 +118,7 @@ final class _Observation: Sendable {
             source: Self.source(of: site))
         var context = ServiceContext.current ?? .topLevel
         for interceptor in list.interceptors { interceptor.didDispatch(info, context: &context) }
-        return _EventMetadataExtras(serviceContext: context.isEmpty ? nil : context, dispatchID: id)
+        return _DispatchAnnotation(serviceContext: context.isEmpty ? nil : context, dispatchID: id)
     }
 
     /// Set when the bus shuts down: later dispatches are rejected, not dispatched.
@@ -139,7 +139,7 @@ final class _Observation: Sendable {
         let info = EventDispatchInfo(
             busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
             metadata: envelope.metadata,
-            dispatchID: envelope.metadata.dispatchID ?? 0, source: EventSource(component: nil, fileID: "?", line: 0))
+            dispatchID: envelope.annotation?.dispatchID ?? 0, source: EventSource(component: nil, fileID: "?", line: 0))
         for interceptor in list.interceptors { interceptor.didFindNoReceiver(info) }
     }
 
@@ -157,12 +157,12 @@ final class _Observation: Sendable {
     func run(
         _ handler: () throws -> Void, for envelope: _EventEnvelope, receiver: @autoclosure () -> EventReceiver
     ) throws {
-        let context = envelope.metadata.serviceContext
+        let context = envelope.annotation?.serviceContext
         guard isActive else { return try Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
             busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
-            metadata: envelope.metadata, receiver: receiver())
+            metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver())
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             try Self.bind(context) { try Self.wrap(handler, in: interceptors[...], for: delivery) }
@@ -177,12 +177,12 @@ final class _Observation: Sendable {
     func run(
         _ handler: () async throws -> Void, for envelope: _EventEnvelope, receiver: EventReceiver
     ) async throws {
-        let context = envelope.metadata.serviceContext
+        let context = envelope.annotation?.serviceContext
         guard isActive else { return try await Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
             busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
-            metadata: envelope.metadata, receiver: receiver)
+            metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver)
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             try await Self.bind(context) { try await Self.wrapAsync(handler, in: interceptors[...], for: delivery) }
@@ -238,7 +238,7 @@ final class _Observation: Sendable {
         guard isActive else { return }
         let delivery = EventDeliveryInfo(
             busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
-            metadata: envelope.metadata, receiver: receiver)
+            metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver)
         let result = EventDeliveryResult(outcome: outcome, startNanoseconds: nil, duration: nil, error: nil)
         for interceptor in list.interceptors { interceptor.didDeliver(delivery, result: result) }
     }
