@@ -140,3 +140,28 @@ struct DeadLetterTests {
         #expect(stats.dropped == 6)
     }
 }
+
+@Suite struct ExternalDeadLetterTests {
+    struct ArrivedFromOutside: Eventable { let text: String }
+
+    @Test func aPostedLetterReachesObserversAndIsNotCounted() async throws {
+        let bus = EventBus(label: "external-letters")
+        var letters = bus.deadLetters().makeAsyncIterator()
+        bus.postDeadLetter(ArrivedFromOutside(text: "undecodable"), reason: .failed)
+        let letter = try #require(await letters.next())
+        #expect((letter.event as? ArrivedFromOutside)?.text == "undecodable")
+        #expect(letter.reason == .failed)
+        #expect(bus.statistics.failed == 0)
+        await bus.shutdown()
+    }
+
+    @Test func afterShutdownAPostIsIgnored() async {
+        let bus = EventBus(label: "external-letters-closed")
+        let letters = bus.deadLetters()
+        await bus.shutdown()
+        bus.postDeadLetter(ArrivedFromOutside(text: "late"), reason: .failed)
+        var count = 0
+        for await _ in letters { count += 1 }
+        #expect(count == 0)
+    }
+}

@@ -1,7 +1,9 @@
 /// An event that did not reach a receiver it was meant for, and why.
 ///
-/// Observe them with ``EventBus/deadLetters(bufferingPolicy:)``. Every dead letter is also
-/// counted in ``EventBus/statistics``; the stream only adds the events themselves.
+/// Observe them with ``EventBus/deadLetters(bufferingPolicy:)``. Every dead letter of a dispatch
+/// is also counted in ``EventBus/statistics``; the stream only adds the events themselves. The
+/// letters that code outside the bus posts with ``EventBus/postDeadLetter(_:reason:)`` (a broker
+/// bridge's messages that were given up on) are not dispatches and are not counted.
 public struct DeadLetter: Sendable, CustomStringConvertible {
     /// Why an event was not delivered.
     public enum Reason: Sendable, Hashable, CustomStringConvertible {
