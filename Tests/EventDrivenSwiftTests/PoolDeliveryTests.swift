@@ -139,6 +139,7 @@ struct PoolDeliveryTests {
     @Test("P1: stop() without draining discards what waits and counts every event")
     func stopDiscards() async {
         let bus = EventBus(label: "P1-discard")
+        let letters = bus.deadLetters()
         let pool = EventPool<PoolWorker>(capacity: 1, bus: bus)
         let probe = PoolProbe(blocking: true)
         for id in 0..<10 { bus.queue(PoolJob(id: id, probe: probe)) }
@@ -155,5 +156,9 @@ struct PoolDeliveryTests {
         #expect(discarded == 9)
         #expect(probe.all.count == 1)
         #expect(bus.statistics.discarded == 9)
+        await bus.shutdown()
+        var discardedLetters = 0
+        for await letter in letters where letter.reason == .discarded { discardedLetters += 1 }
+        #expect(discardedLetters == 9, "R4: every discarded event is a dead letter")
     }
 }

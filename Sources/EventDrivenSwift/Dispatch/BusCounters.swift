@@ -51,6 +51,14 @@ final class _BusCounters: Sendable {
         }
     }
 
+    /// Counts an event that found no receiver (``DeadLetter/Reason/undelivered``) and posts it
+    /// as a dead letter if anyone observes them.
+    @inline(never)
+    func settleNoReceiver(_ envelope: _EventEnvelope) {
+        undelivered.add(1, ordering: .relaxed)
+        if deadLetters.isObserved { deadLetters.post(envelope, reason: .undelivered) }
+    }
+
     @inline(never)
     private func settleUndelivered(_ outcome: _DeliveryOutcome, _ envelope: _EventEnvelope) {
         record(outcome)

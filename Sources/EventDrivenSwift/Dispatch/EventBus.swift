@@ -217,8 +217,7 @@ public final class EventBus: Sendable {
 
     /// Counts an event no one subscribes to, and posts it as a dead letter if anyone listens.
     private func deliverToNobody(_ envelope: _EventEnvelope) {
-        counters.undelivered.add(1, ordering: .relaxed)
-        if counters.deadLetters.isObserved { counters.deadLetters.post(envelope, reason: .undelivered) }
+        counters.settleNoReceiver(envelope)
     }
 
     /// Hands `envelope` to every subscription of `route`, outside the registry lock; the caller

@@ -199,7 +199,8 @@ extension _EventPoolCore {
         ready.wait()
         for waiter in result.waiters { waiter() }
         var discarded = result.held.count
-        if discarded > 0 { bus.counters.discarded.add(discarded, ordering: .relaxed) }
+        // Events held for a hand-over that the stop ended: discarded, each a dead letter.
+        for held in result.held { bus.counters.settle(.removed, held.envelope) }
         for (member, counted) in zip(result.members, counted) {
             let skipped = member.thread.cancel(draining: draining)
             discarded += skipped

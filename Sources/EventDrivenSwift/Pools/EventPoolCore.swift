@@ -174,19 +174,20 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
             let routed: Void? = snapshot.withRoute(for: subscription) {
                 route(makeEnvelope, holdsInlineEvent: holdsInlineEvent, along: $0)
             }
-            if routed == nil { bus.counters.undelivered.add(1, ordering: .relaxed) }
+            if routed == nil { bus.counters.settleNoReceiver(makeEnvelope()) }
             if snapshot.unpin() { snapshotReleased(snapshot.generation) }
         case .held:
             break
         case .stopped:
-            bus.counters.undelivered.add(1, ordering: .relaxed)
+            // The pool stopped between the bus's routing and its turn: its receiver is gone.
+            bus.counters.settle(.removed, makeEnvelope())
         }
     }
 
     /// Hands `envelope` to the thread the balancer chooses, once per callback it has for the type.
     func route(_ envelope: _EventEnvelope, key: _EventPoolRouteKey, through snapshot: _EventPoolSnapshot) {
         let routed: Void? = snapshot.withRoute(key) { route({ envelope }, holdsInlineEvent: false, along: $0) }
-        if routed == nil { bus.counters.undelivered.add(1, ordering: .relaxed) }
+        if routed == nil { bus.counters.settleNoReceiver(envelope) }
     }
 
     /// Hands the envelope `makeEnvelope` makes to the thread of `route` that the balancer
