@@ -27,12 +27,15 @@ let package = Package(
     ],
     targets: [
         .target(name: "ThreadSafeSwift"),
+        // A thread-local counter for the dispatch path, which Swift cannot declare (internal to the core).
+        .target(name: "CEventDrivenSwiftShims"),
         .target(name: "Observable", dependencies: ["ThreadSafeSwift"]),
         .target(
             name: "EventDrivenSwift",
             dependencies: [
                 "ThreadSafeSwift",
                 "Observable",
+                "CEventDrivenSwiftShims",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 // ServiceContext only (swift-distributed-tracing's API module, no tracer), so

@@ -13,6 +13,7 @@ private func summary(of error: EventDrivenError) -> String {
     case .handlerFailed(let event, _, _, _): ".handlerFailed(\(type(of: event)))"
     case .mailboxFull: ".mailboxFull"
     case .catchAllSubscription: ".catchAllSubscription"
+    case .synchronousDepthExceeded(_, _, _, let limit): ".synchronousDepthExceeded(limit \(limit))"
     }
 }
 

@@ -30,7 +30,21 @@ extension EventBus {
     func offerToConsumers(_ envelope: () -> _EventEnvelope, type: ObjectIdentifier) -> Bool {
         guard !stores.consumers.isEmpty else { return false }
         let envelope = envelope()
+        guard _SynchronousDepth.enter() else { return refuseConsumersTooDeep(envelope, type: type) }
+        defer { _SynchronousDepth.leave() }
         return runConsumers(envelope.event, type: type, metadata: envelope.metadata)
+    }
+
+    /// Counts and reports, for each consumer that accepts the event, a consumption refused for
+    /// nesting too deeply (``EventBus/maximumSynchronousDepth``).
+    @inline(never)
+    private func refuseConsumersTooDeep(_ envelope: _EventEnvelope, type: ObjectIdentifier) -> Bool {
+        var refused = false
+        for entry in stores.consumers.snapshot where entry.consumer != nil && entry.accepts(type) {
+            refuseTooDeep(envelope, receiver: "a consumer (dispatching thread)")
+            refused = true
+        }
+        return refused
     }
 
     private func runConsumers(_ event: any Eventable, type: ObjectIdentifier, metadata: EventMetadata) -> Bool {

@@ -262,6 +262,13 @@ public final class EventBus: Sendable {
     /// order (stacked or queued alike), and counts the outcomes once.
     private func deliverSynchronously(_ envelope: _EventEnvelope, to route: _Route) {
         let subscriptions = route.synchronousSubscriptions.unsafelyUnwrapped
+        guard _SynchronousDepth.enter() else {
+            for subscription in subscriptions {
+                subscription._withUnsafeGuaranteedRef { $0.refuseTooDeep(envelope, counters: counters) }
+            }
+            return
+        }
+        defer { _SynchronousDepth.leave() }
         if subscriptions.count == 1 {
             // One handler (the common case): one counter to add to, without a tally.
             counters.settle(subscriptions[0]._withUnsafeGuaranteedRef { $0.deliver(envelope) }, envelope)

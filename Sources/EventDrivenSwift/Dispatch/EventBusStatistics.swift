@@ -21,7 +21,8 @@ public struct EventBusStatistics: Sendable, Hashable, CustomStringConvertible {
     public var rejected: Int
     /// Deliveries dropped by the overflow policy of a full bounded mailbox or stream buffer.
     public var dropped: Int = 0
-    /// Deliveries whose handler threw (not counted in ``delivered``: each delivery has one outcome).
+    /// Deliveries whose handler threw, or that would have nested deeper than
+    /// ``EventBus/maximumSynchronousDepth`` (not counted in ``delivered``: each delivery has one outcome).
     public var failed: Int = 0
 
     /// Every count, on one line.

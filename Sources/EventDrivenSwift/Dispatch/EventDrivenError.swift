@@ -33,6 +33,11 @@ public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible
     /// never dispatched: it stands for every type only in an ``EventConsumer``'s lists. Nothing
     /// was registered; a stream ends at once.
     case catchAllSubscription(api: String)
+    /// A synchronous delivery would have nested deeper than ``EventBus/maximumSynchronousDepth``
+    /// on its thread (a synchronous receiver that keeps dispatching synchronously), so its
+    /// handler did not run. It is counted in ``EventBusStatistics/failed`` and posted as a dead
+    /// letter (``DeadLetter/Reason/failed``).
+    case synchronousDepthExceeded(bus: String, eventType: String, receiver: String, limit: Int)
 
     /// A sentence saying what went wrong and what was done about it.
     public var description: String {
@@ -54,6 +59,9 @@ public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible
             "the mailbox of \(receiver) was full; \(type) was not delivered to it"
         case .catchAllSubscription(let api):
             "\(api) was asked for AllEvents, which only an EventConsumer's lists accept (register(_:) a consumer whose willConsume is [AllEvents.self]); nothing was registered"
+        case .synchronousDepthExceeded(let bus, let type, let receiver, let limit):
+            "\(type) on bus '\(bus)' was not delivered to \(receiver): synchronous deliveries already nested "
+                + "\(limit) deep on this thread (EventBus.maximumSynchronousDepth); it is a failed dead letter"
         }
     }
 
@@ -85,6 +93,8 @@ public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible
             ]
         case .mailboxFull(let receiver, let type): ["mailboxFull", receiver, type]
         case .catchAllSubscription(let api): ["catchAllSubscription", api]
+        case .synchronousDepthExceeded(let bus, let type, let receiver, let limit):
+            ["synchronousDepthExceeded", bus, type, receiver, "\(limit)"]
         }
     }
 }

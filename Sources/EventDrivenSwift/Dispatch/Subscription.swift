@@ -307,6 +307,17 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
 
     /// Delivers `envelope` in a task of its own (`.taskThread`). Kept out of line: inlined, its
     /// task priority's stack space would be set up on every dispatch of the callers.
+    /// Counts and reports a synchronous delivery refused for nesting too deeply
+    /// (``EventBus/maximumSynchronousDepth``).
+    @inline(never)
+    func refuseTooDeep(_ envelope: _EventEnvelope, counters: _BusCounters) {
+        if let bus = registrar as? EventBus {
+            bus.refuseTooDeep(envelope, receiver: receiverDescription)
+        } else {
+            counters.settle(.failed, envelope)
+        }
+    }
+
     @inline(never)
     private func startTask(delivering envelope: _EventEnvelope, counters: _BusCounters, tasks: _TaskTracker) {
         tasks.start { [self] in counters.settle(deliver(envelope), envelope) }
@@ -321,6 +332,8 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         case .task:
             startTask(delivering: envelope, counters: counters, tasks: tasks)
         case .synchronous:
+            guard _SynchronousDepth.enter() else { return refuseTooDeep(envelope, counters: counters) }
+            defer { _SynchronousDepth.leave() }
             counters.settle(deliver(envelope), envelope)
         case .sink:
             sink.unsafelyUnwrapped.accept(envelope, for: self)

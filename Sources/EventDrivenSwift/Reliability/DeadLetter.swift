@@ -20,7 +20,9 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
         /// Its receiver was stopped, its listener removed, or the bus shut down before its turn.
         case discarded
         /// The handler threw (``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``
-        /// says what); the event can be dispatched again to retry.
+        /// says what), or a synchronous delivery would have nested deeper than
+        /// ``EventBus/maximumSynchronousDepth`` and did not run; the event can be dispatched
+        /// again to retry.
         case failed
 
         /// The reason in words.
