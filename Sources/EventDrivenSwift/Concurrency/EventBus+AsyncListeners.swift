@@ -80,7 +80,6 @@ extension EventBus {
         let subscription = _Subscription(
             type, owner: owner, target: .sink(sink), interest: .all, registrar: sink, handlers: .empty)
         sink.register(subscription)
-        if isShutDown { subscription.cancel() }
         return EventListenerHandle(subscription)
     }
 }

@@ -38,7 +38,6 @@ extension EventBus {
         let subscription = subscribeState(state, target: .sink(sink), registrar: sink) { (_: _StateChange<Value>, _) in
         }
         continuation.onTermination = { [weak subscription] _ in subscription?.cancel() }
-        if isShutDown { subscription.cancel() }
         return EventStream(base: stream) { envelope in
             // Only this state's changes reach the stream, so this cast always succeeds.
             (envelope.event as! _StateChange<Value>).value

@@ -81,10 +81,8 @@ extension EventBus {
             type, owner: nil, target: .sink(sink), interest: .all, channel: channel, registrar: sink,
             handlers: .empty)
         continuation.onTermination = { [weak subscription] _ in subscription?.cancel() }
+        // After shutdown the registration ends at once, and the stream with it (`register`).
         sink.register(subscription)
-        // A shutdown that took its snapshot of subscriptions before this registration would
-        // miss it; the flag is set before that snapshot, so checking it here closes the gap.
-        if isShutDown { subscription.cancel() }
         return EventStream(base: stream, transform: transform)
     }
 }

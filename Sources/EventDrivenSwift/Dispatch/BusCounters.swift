@@ -119,8 +119,6 @@ struct _DeliveryTally {
     var failed = 0
     var dropped = 0
 
-    var count: Int { delivered + expired + superseded + filtered + ownerGone + removed + failed + dropped }
-
     mutating func record(_ outcome: _DeliveryOutcome) {
         switch outcome {
         case .delivered: delivered += 1

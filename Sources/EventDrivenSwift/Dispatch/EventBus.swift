@@ -32,11 +32,10 @@ public final class EventBus: Sendable {
     let tasks = _TaskTracker()
     /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
     let dispatches = _DispatchesInFlight()
-    private let isShutDownFlag = Atomic<Bool>(false)
-    /// Lets a second `shutdown` return only once the first has finished.
-    private let shutdownFinished = _Latch()
+    /// Accepting, shutting down or closed (Shutdown/).
+    let lifecycle = _BusLifecycle()
     private let errorHandler = LockedValue<_ErrorHandler?>(nil)
-    private let sharedMailboxes = LockedValue(_SharedMailboxes())
+    let sharedMailboxes = LockedValue(_SharedMailboxes())
     /// State values and consumers (Channels/, States/, Consumers/).
     let stores = _BusStores()
     let scheduledEvents = _BusSchedule()
@@ -142,7 +141,7 @@ public final class EventBus: Sendable {
     ) {
         dispatches.enter()
         defer { dispatches.leave() }
-        guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
+        guard lifecycle.isAccepting else {
             reject(makeEnvelope(0))
             return
         }
@@ -191,7 +190,7 @@ public final class EventBus: Sendable {
     func dispatch<E: Eventable>(_ message: E, toChannel channel: _ChannelKey, metadata: EventMetadata) {
         dispatches.enter()
         defer { dispatches.leave() }
-        guard !isShutDownFlag.load(ordering: .sequentiallyConsistent) else {
+        guard lifecycle.isAccepting else {
             counters.rejected.add(1, ordering: .relaxed)
             counters.observation.rejected(message, metadata: metadata)
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
@@ -294,34 +293,19 @@ public final class EventBus: Sendable {
         }
     }
 
-    // MARK: Scheduling
-
-    /// Dispatches `event` once `time` has come, from the one scheduler thread all buses share.
-    ///
-    /// The event's dispatch time is `time`; ``EventMetadata/scheduledTime`` holds when it was
-    /// scheduled.
-    /// - Returns: A handle that cancels the dispatch while it is pending.
-    @discardableResult
-    public func schedule<E: Eventable>(
-        _ event: E, at time: DispatchTime, method: EventDispatchMethod = .queue, priority: EventPriority = .normal
-    ) -> ScheduledEventHandle {
-        let scheduledAt = DispatchTime.now()
-        let handle = _EventScheduler.shared.schedule(at: time) { [weak self] in
-            self?.dispatch(
-                event,
-                metadata: EventMetadata(
-                    priority: priority, method: method, dispatchTime: time, scheduledTime: scheduledAt))
-        }
-        scheduledEvents.track(handle)
-        return handle
-    }
-
     // MARK: Registration
 
+    /// Adds `subscription` to its route; every registration of every receiver kind comes here.
+    ///
+    /// A registration that arrives once the bus has begun shutting down ends at once (a stream
+    /// finishes, an async listener ends, a handle reports inactive): the shutdown's snapshot of
+    /// the subscriptions may have been taken before it was added, and the lifecycle stops
+    /// accepting before that snapshot, so checking after the add leaves no gap.
     func register(_ subscription: _Subscription) {
         let ownerReleased = registry.withLock { $0.add(subscription) }
         // Out of the registry already: only their deliveries still pending must see them gone.
         for listener in ownerReleased { listener.cancelWithoutUnregistering() }
+        if !lifecycle.isAccepting { subscription.cancel() }
     }
 
     func unregister(_ subscription: _Subscription) {
@@ -399,170 +383,8 @@ public final class EventBus: Sendable {
             logger.info("\(error.description)", metadata: ["bus": "\(label)"])
         }
     }
-
-    // MARK: Drain and shutdown
-
-    /// Returns once every event dispatched before the call has been handled by every receiver
-    /// on this bus (or dropped and counted).
-    ///
-    /// Events that handlers dispatch meanwhile are not waited for; call `drain()` again for those.
-    public func drain() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            whenDrained { continuation.resume() }
-        }
-    }
-
-    /// Calls `body` once every event dispatched before the call has been handled.
-    public func whenDrained(_ body: @escaping @Sendable () -> Void) {
-        let mailboxes = receivingMailboxes
-        let sinks = drainableSinks
-        let countdown = _Countdown(mailboxes.count + sinks.count + 1, then: body)
-        for mailbox in mailboxes {
-            mailbox.addBarrier { countdown.tick() }
-        }
-        for sink in sinks {
-            sink.addBarrier { countdown.tick() }
-        }
-        tasks.whenIdle { countdown.tick() }
-    }
-
-    /// Every mailbox that a subscription of this bus delivers into.
-    var receivingMailboxes: [_Mailbox] {
-        let subscriptions = registry.withLock { $0.allSubscriptions }
-        var seen = Set<ObjectIdentifier>()
-        var mailboxes: [_Mailbox] = []
-        for subscription in subscriptions {
-            if case .mailbox(let mailbox) = subscription.target, seen.insert(ObjectIdentifier(mailbox)).inserted {
-                mailboxes.append(mailbox)
-            }
-        }
-        let shared = sharedMailboxes.withLock { $0.all + $0.detaching.values.map(\.mailbox) }
-        for mailbox in shared where seen.insert(ObjectIdentifier(mailbox)).inserted {
-            mailboxes.append(mailbox)
-        }
-        return mailboxes
-    }
-
-    /// Every sink of this bus that holds deliveries for later (async listeners).
-    private var drainableSinks: [any _DrainableSink] {
-        var seen = Set<ObjectIdentifier>()
-        var sinks: [any _DrainableSink] = []
-        for subscription in registry.withLock({ $0.allSubscriptions }) {
-            if case .sink(let sink) = subscription.target, let sink = sink as? any _DrainableSink,
-                seen.insert(ObjectIdentifier(sink)).inserted
-            {
-                sinks.append(sink)
-            }
-        }
-        for sink in sharedMailboxes.withLock({ Array($0.finishingSinks.values) })
-        where seen.insert(ObjectIdentifier(sink)).inserted {
-            sinks.append(sink)
-        }
-        return sinks
-    }
-
-    /// Keeps `sink` visible to `drain()` while its subscription is removed and it finishes what
-    /// it holds, until ``forgetDrainable(_:)`` with the returned identity.
-    func keepDrainable(_ sink: any _DrainableSink) -> ObjectIdentifier {
-        let id = ObjectIdentifier(sink)
-        sharedMailboxes.withLock { $0.finishingSinks[id] = sink }
-        return id
-    }
-
-    /// Ends what ``keepDrainable(_:)`` started.
-    func forgetDrainable(_ id: ObjectIdentifier) {
-        sharedMailboxes.withLock { _ = $0.finishingSinks.removeValue(forKey: id) }
-    }
-
-    /// `true` once ``shutdown()`` has been called.
-    public var isShutDown: Bool { isShutDownFlag.load(ordering: .sequentiallyConsistent) }
-
-    /// Shuts the bus down gracefully: ``shutdown(immediately:)`` with `false`.
-    public func shutdown() async {
-        await shutdown(immediately: false)
-    }
-
-    /// Stops accepting events and stops every receiver, stream and scheduled dispatch of the bus.
-    ///
-    /// - Parameter immediately: `false` waits until everything dispatched before has been
-    ///   handled, then stops. `true` removes every subscription at once: handlers already running
-    ///   finish, everything still pending is discarded and counted in
-    ///   ``EventBusStatistics/discarded``.
-    ///
-    /// Either way, scheduled dispatches are cancelled, every receiving thread of the bus stops
-    /// (the listener thread, EventThreads, serial contexts), async listeners end, and event
-    /// streams end after yielding what they had buffered. Later dispatches are counted as
-    /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
-    public func shutdown(immediately: Bool) async {
-        counters.observation.isClosed.store(true, ordering: .relaxed)
-        guard !isShutDownFlag.exchange(true, ordering: .sequentiallyConsistent) else {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                shutdownFinished.whenOpen { continuation.resume() }
-            }
-            return
-        }
-        defer { shutdownFinished.open() }
-        scheduledEvents.cancelAll()
-        if !immediately { await drain() }
-        let mailboxes = receivingMailboxes
-        let pools = subscribedPools
-        removeAllSubscriptions()
-        // Closing releases blocked producers, so the dispatches still in progress can end.
-        for mailbox in mailboxes { mailbox.close() }
-        await stop(pools, draining: !immediately)
-        // The counts are final, and every dead letter posted, once the dispatches that began
-        // before the shutdown have ended, each closed mailbox has counted its batch in
-        // progress, and the tasks and async listeners have worked through what they held.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            dispatches.whenIdle { continuation.resume() }
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let countdown = _Countdown(mailboxes.count + 1) { continuation.resume() }
-            for mailbox in mailboxes { mailbox.whenBatchCounted { countdown.tick() } }
-            tasks.whenIdle { countdown.tick() }
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let sinks = drainableSinks
-            let countdown = _Countdown(sinks.count + 1) { continuation.resume() }
-            for sink in sinks { sink.addBarrier { countdown.tick() } }
-            countdown.tick()
-        }
-        counters.deadLetters.close()
-    }
-
-    private func removeAllSubscriptions() {
-        let subscriptions = registry.withLock { $0.allSubscriptions }
-        for subscription in subscriptions { subscription.cancel() }
-    }
 }
 
 extension EventBus: _SubscriptionRegistrar {
     var observation: _Observation? { counters.observation }
-}
-
-/// The mailboxes a bus creates for itself on first use.
-struct _SharedMailboxes {
-    var listenerThread: _Mailbox?
-    var main: _Mailbox?
-    /// Mailboxes whose subscriptions were removed while deliveries for them may still be queued.
-    var detaching: [ObjectIdentifier: (mailbox: _Mailbox, count: Int)] = [:]
-    /// Sinks whose subscriptions were removed while they still hold deliveries.
-    var finishingSinks: [ObjectIdentifier: any _DrainableSink] = [:]
-
-    var all: [_Mailbox] { [listenerThread, main].compactMap { $0 } }
-}
-
-/// Calls a closure after a fixed number of ticks from any threads.
-final class _Countdown: Sendable {
-    private let remaining: Atomic<Int>
-    private let body: @Sendable () -> Void
-
-    init(_ count: Int, then body: @escaping @Sendable () -> Void) {
-        remaining = Atomic(count)
-        self.body = body
-    }
-
-    func tick() {
-        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { body() }
-    }
 }

@@ -16,7 +16,7 @@ extension EventBus {
     public func set<Value>(_ state: EventState<Value>, to value: Value) -> Bool {
         dispatches.enter()
         defer { dispatches.leave() }
-        guard !isShutDown else {
+        guard lifecycle.isAccepting else {
             counters.rejected.add(1, ordering: .relaxed)
             report(.busShutDown(bus: label, eventType: state.description))
             return false

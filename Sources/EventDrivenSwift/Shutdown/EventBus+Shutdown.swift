@@ -1,0 +1,134 @@
+import Synchronization
+
+// Drain and shutdown: the bus's side of the lifecycle (``_BusLifecycle``).
+
+extension EventBus {
+    /// Returns once every event dispatched before the call has been handled by every receiver
+    /// on this bus (or dropped and counted).
+    ///
+    /// Events that handlers dispatch meanwhile are not waited for; call `drain()` again for those.
+    public func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            whenDrained { continuation.resume() }
+        }
+    }
+
+    /// Calls `body` once every event dispatched before the call has been handled.
+    public func whenDrained(_ body: @escaping @Sendable () -> Void) {
+        let mailboxes = receivingMailboxes
+        let sinks = drainableSinks
+        let countdown = _Countdown(mailboxes.count + sinks.count + 1, then: body)
+        for mailbox in mailboxes {
+            mailbox.addBarrier { countdown.tick() }
+        }
+        for sink in sinks {
+            sink.addBarrier { countdown.tick() }
+        }
+        tasks.whenIdle { countdown.tick() }
+    }
+
+    /// Every mailbox that a subscription of this bus delivers into.
+    var receivingMailboxes: [_Mailbox] {
+        let subscriptions = registry.withLock { $0.allSubscriptions }
+        var seen = Set<ObjectIdentifier>()
+        var mailboxes: [_Mailbox] = []
+        for subscription in subscriptions {
+            if case .mailbox(let mailbox) = subscription.target, seen.insert(ObjectIdentifier(mailbox)).inserted {
+                mailboxes.append(mailbox)
+            }
+        }
+        let shared = sharedMailboxes.withLock { $0.all + $0.detaching.values.map(\.mailbox) }
+        for mailbox in shared where seen.insert(ObjectIdentifier(mailbox)).inserted {
+            mailboxes.append(mailbox)
+        }
+        return mailboxes
+    }
+
+    /// Every sink of this bus that holds deliveries for later (async listeners).
+    private var drainableSinks: [any _DrainableSink] {
+        var seen = Set<ObjectIdentifier>()
+        var sinks: [any _DrainableSink] = []
+        for subscription in registry.withLock({ $0.allSubscriptions }) {
+            if case .sink(let sink) = subscription.target, let sink = sink as? any _DrainableSink,
+                seen.insert(ObjectIdentifier(sink)).inserted
+            {
+                sinks.append(sink)
+            }
+        }
+        for sink in sharedMailboxes.withLock({ Array($0.finishingSinks.values) })
+        where seen.insert(ObjectIdentifier(sink)).inserted {
+            sinks.append(sink)
+        }
+        return sinks
+    }
+
+    /// Keeps `sink` visible to `drain()` while its subscription is removed and it finishes what
+    /// it holds, until ``forgetDrainable(_:)`` with the returned identity.
+    func keepDrainable(_ sink: any _DrainableSink) -> ObjectIdentifier {
+        let id = ObjectIdentifier(sink)
+        sharedMailboxes.withLock { $0.finishingSinks[id] = sink }
+        return id
+    }
+
+    /// Ends what ``keepDrainable(_:)`` started.
+    func forgetDrainable(_ id: ObjectIdentifier) {
+        sharedMailboxes.withLock { _ = $0.finishingSinks.removeValue(forKey: id) }
+    }
+
+    /// `true` once ``shutdown()`` has been called.
+    public var isShutDown: Bool { !lifecycle.isAccepting }
+
+    /// Shuts the bus down gracefully: ``shutdown(immediately:)`` with `false`.
+    public func shutdown() async {
+        await shutdown(immediately: false)
+    }
+
+    /// Stops accepting events and stops every receiver, stream and scheduled dispatch of the bus.
+    ///
+    /// - Parameter immediately: `false` waits until everything dispatched before has been
+    ///   handled, then stops. `true` removes every subscription at once: handlers already running
+    ///   finish, everything still pending is discarded and counted in
+    ///   ``EventBusStatistics/discarded``.
+    ///
+    /// Either way, scheduled dispatches are cancelled, every receiving thread of the bus stops
+    /// (the listener thread, EventThreads, serial contexts), async listeners end, and event
+    /// streams end after yielding what they had buffered. Later dispatches are counted as
+    /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
+    public func shutdown(immediately: Bool) async {
+        counters.observation.isClosed.store(true, ordering: .relaxed)
+        // A second call, concurrent or later, returns once the first has finished.
+        guard await lifecycle.begin(immediately: immediately) else { return }
+        defer { lifecycle.end() }
+        scheduledEvents.cancelAll()
+        if !immediately { await drain() }
+        let mailboxes = receivingMailboxes
+        let pools = subscribedPools
+        removeAllSubscriptions()
+        // Closing releases blocked producers, so the dispatches still in progress can end.
+        for mailbox in mailboxes { mailbox.close() }
+        await stop(pools, draining: !immediately)
+        // The counts are final, and every dead letter posted, once the dispatches that began
+        // before the shutdown have ended, each closed mailbox has counted its batch in
+        // progress, and the tasks and async listeners have worked through what they held.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            dispatches.whenIdle { continuation.resume() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let countdown = _Countdown(mailboxes.count + 1) { continuation.resume() }
+            for mailbox in mailboxes { mailbox.whenBatchCounted { countdown.tick() } }
+            tasks.whenIdle { countdown.tick() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let sinks = drainableSinks
+            let countdown = _Countdown(sinks.count + 1) { continuation.resume() }
+            for sink in sinks { sink.addBarrier { countdown.tick() } }
+            countdown.tick()
+        }
+        counters.deadLetters.close()
+    }
+
+    private func removeAllSubscriptions() {
+        let subscriptions = registry.withLock { $0.allSubscriptions }
+        for subscription in subscriptions { subscription.cancel() }
+    }
+}
