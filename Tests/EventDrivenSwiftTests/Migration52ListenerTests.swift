@@ -25,7 +25,27 @@ struct Migration52ListenerTests {
         listenerHandle.remove()
     }
 
-    @Test("addListener(…, executeOn: .taskThread) runs each callback in a task of its own")
+    @Test("addListener(…, executeOn: .listenerThread) runs on the bus's one listener thread, in order")
+    func listenerThread() async {
+        let bus = EventBus(label: "migration52-listenerThread")
+        let viewModel = TemperatureRatingViewModel()
+        let other = TemperatureRatingViewModel()
+        let listenerHandle = TemperatureRatingEvent.addListener(
+            viewModel, viewModel.onTemperatureRatingEvent, executeOn: .listenerThread, on: bus)
+        let otherHandle = TemperatureRatingEvent.addListener(
+            other, other.onTemperatureRatingEvent, executeOn: .listenerThread, on: bus)
+        for reading in 0..<200 { TemperatureRatingEvent(temperatureInCelsius: Float(reading)).queue(on: bus) }
+        await bus.drain()
+        #expect(viewModel.temperatures == (0..<200).map(Float.init))
+        #expect(other.temperatures == (0..<200).map(Float.init))
+        let threads = Set((viewModel.deliveries.values + other.deliveries.values).map(\.thread))
+        #expect(threads.count == 1, "every .listenerThread listener of the bus shares one thread")
+        #expect(!threads.contains(coreThreadID()))
+        listenerHandle.remove()
+        otherHandle.remove()
+    }
+
+    @Test("addListener(…, executeOn: .taskThread) runs each callback in a task")
     func taskThread() async {
         let bus = EventBus(label: "migration52-task")
         let viewModel = TemperatureRatingViewModel()
@@ -124,6 +144,7 @@ extension Migration52ListenerTests {
         let temperature: Float
         let onMainQueue: Bool
         let inTask: Bool
+        let thread: UInt
     }
 
     /// The 5.2 README's view model, without `ObservableObject`: it records each callback.
@@ -139,7 +160,7 @@ extension Migration52ListenerTests {
                 Delivery(
                     temperature: event.temperatureInCelsius,
                     onMainQueue: DispatchQueue.getSpecific(key: Migration52ListenerTests.mainQueueKey) == true,
-                    inTask: withUnsafeCurrentTask { $0 != nil }))
+                    inTask: withUnsafeCurrentTask { $0 != nil }, thread: coreThreadID()))
         }
     }
 

@@ -62,8 +62,10 @@ struct Migration52Tests {
     func scheduleQueue() async {
         let processor = TemperatureProcessor()
         let methods = CoreRecorder<EventDispatchMethod>()
+        let probed = DispatchSemaphore(value: 0)
         let probe = EventCentral.shared.listen(TemperatureEvent.self, executeOn: .synchronous) { _, metadata in
             methods.append(metadata.method)
+            probed.signal()
         }
         let temperatureEvent = TemperatureEvent(temperatureInCelsius: 4)
         let cancelled = temperatureEvent.scheduleQueue(
@@ -73,6 +75,7 @@ struct Migration52Tests {
         #expect(cancelled.cancel())
         #expect(!cancelled.cancel(), "a handle cancels once")
         await coreWait(processor.arrived)
+        await coreWait(probed)  // the synchronous listener and the processor's thread run independently
         let received = processor.received.values
         #expect(received.map(\.temperature) == [4])
         #expect(received.first?.priority == .highest)
@@ -87,12 +90,15 @@ struct Migration52Tests {
     func scheduleStack() async {
         let processor = TemperatureProcessor()
         let methods = CoreRecorder<EventDispatchMethod>()
+        let probed = DispatchSemaphore(value: 0)
         let probe = EventCentral.shared.listen(TemperatureEvent.self, executeOn: .synchronous) { _, metadata in
             methods.append(metadata.method)
+            probed.signal()
         }
         let handle = TemperatureEvent(temperatureInCelsius: 5).scheduleStack(
             at: DispatchTime.now() + TimeInterval().advanced(by: 0.02), priority: .highest)
         await coreWait(processor.arrived)
+        await coreWait(probed)  // the synchronous listener and the processor's thread run independently
         #expect(processor.temperatures == [5])
         #expect(processor.received.values.first?.priority == .highest)
         #expect(processor.received.values.first?.dispatchTime == handle.dueTime)
