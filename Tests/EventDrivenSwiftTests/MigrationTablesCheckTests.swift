@@ -37,9 +37,8 @@ struct MigrationTablesCheckTests {
                     Issue.record("\(article): row \(seed) names no test (\"\(cell)\"); write Suite/function")
                     continue
                 }
-                #expect(
-                    Self.testExists(suite: parts[0], function: parts[1], in: sources),
-                    "\(article): row \(seed) names \(cell), which is no @Test in the test sources")
+                let exists = Self.testExists(suite: parts[0], function: parts[1], in: sources)
+                #expect(exists, "\(article): row \(seed) names \(cell), which is no @Test in the test sources")
             }
         }
     }
