@@ -25,6 +25,27 @@ struct Migration52ListenerTests {
         listenerHandle.remove()
     }
 
+    @Test("interestedIn: .custom, customFilter: gets event, priority and dispatch time, and decides per event")
+    func customFilter() async {
+        let bus = EventBus(label: "migration52-custom")
+        let viewModel = FilteringViewModel()
+        let before = DispatchTime.now()
+        let listenerHandle = TemperatureRatingEvent.addListener(
+            viewModel, viewModel.onTemperatureRatingEvent, executeOn: .listenerThread, interestedIn: .custom,
+            customFilter: viewModel.onTemperatureRatingEventFilter, on: bus)
+        for reading in [40, 60, 50, 51] as [Float] {
+            TemperatureRatingEvent(temperatureInCelsius: reading).queue(on: bus, priority: .low)
+        }
+        await bus.drain()
+        let after = DispatchTime.now()
+        #expect(viewModel.temperatures == [40, 50], "above 50 degrees, the listener is not interested")
+        let filtered = viewModel.filtered.values
+        #expect(filtered.map(\.temperature) == [40, 60, 50, 51])
+        #expect(filtered.allSatisfy { $0.priority == .low && $0.dispatchTime >= before && $0.dispatchTime <= after })
+        #expect(bus.statistics.filtered == 2)
+        listenerHandle.remove()
+    }
+
     @Test("addListener(…, executeOn: .listenerThread) runs on the bus's one listener thread, in order")
     func listenerThread() async {
         let bus = EventBus(label: "migration52-listenerThread")
@@ -161,6 +182,35 @@ extension Migration52ListenerTests {
                     temperature: event.temperatureInCelsius,
                     onMainQueue: DispatchQueue.getSpecific(key: Migration52ListenerTests.mainQueueKey) == true,
                     inTask: withUnsafeCurrentTask { $0 != nil }, thread: coreThreadID()))
+        }
+    }
+
+    /// The 5.2 README's view model with a custom filter: it records what the filter saw.
+    final class FilteringViewModel: Sendable {
+        struct Filtered: Sendable {
+            let temperature: Float
+            let priority: EventPriority
+            let dispatchTime: DispatchTime
+        }
+
+        let shown = CoreRecorder<Float>()
+        let filtered = CoreRecorder<Filtered>()
+
+        var temperatures: [Float] { shown.values }
+
+        func onTemperatureRatingEvent(
+            _ event: TemperatureRatingEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime
+        ) {
+            shown.append(event.temperatureInCelsius)
+        }
+
+        func onTemperatureRatingEventFilter(
+            _ event: TemperatureRatingEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime
+        ) -> Bool {
+            filtered.append(
+                Filtered(temperature: event.temperatureInCelsius, priority: priority, dispatchTime: dispatchTime))
+            if event.temperatureInCelsius > 50 { return false }
+            return true
         }
     }
 
