@@ -135,8 +135,47 @@ public final class EventBus: Sendable {
     /// for a lone subscriber always, and for every subscriber when the event is stored inline in
     /// its box (`boxesInline`, see ``_boxesInline(_:)``), where boxing costs less than the copy;
     /// such entries are marked to be run in place (see ``_MailboxEntry``).
+    ///
+    /// A served dispatch is not counted in flight (``_DispatchesInFlight``): its entries are
+    /// appended under the registry lock, and a shutdown removes the subscriptions under that lock
+    /// before it closes their mailboxes, so every entry a served dispatch made is in its mailbox
+    /// when the mailbox is closed, and is counted there. Every other path settles outcomes after
+    /// the lock (consumers, synchronous handlers, pools, tasks, no subscriber): it enters the
+    /// count, then checks the lifecycle again, and a dispatch that lost that race with a shutdown
+    /// is rejected like one that came after it.
     @usableFromInline
     func route(
+        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
+    ) {
+        guard lifecycle.isAccepting else {
+            reject(makeEnvelope(0))
+            return
+        }
+        // Consumers run first, on this thread; the check is one relaxed load while there are none.
+        guard stores.consumers.isEmpty else {
+            routeWithConsumers(key: key, method: method, boxesInline: boxesInline, makeEnvelope: makeEnvelope)
+            return
+        }
+        var followUps: [_EnqueueFollowUp] = []
+        var found: Unmanaged<_Route>?
+        if serve(key: key, method: method, boxesInline: boxesInline, makeEnvelope, &followUps, found: &found) {
+            if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
+            return
+        }
+        dispatches.enter()
+        defer { dispatches.leave() }
+        guard lifecycle.isAccepting else {
+            found?.release()
+            reject(makeEnvelope(0))
+            return
+        }
+        deliverUnserved(found, consumed: false, boxesInline: boxesInline, makeEnvelope)
+    }
+
+    /// ``route(key:method:boxesInline:makeEnvelope:)`` while consumers are registered: they settle
+    /// their outcomes before the registry lock, so the whole dispatch is counted in flight.
+    @inline(never)
+    private func routeWithConsumers(
         key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
     ) {
         dispatches.enter()
@@ -145,11 +184,26 @@ public final class EventBus: Sendable {
             reject(makeEnvelope(0))
             return
         }
-        // Consumers run first, on this thread; the check is one relaxed load while there are none.
         let consumed = offerToConsumers({ makeEnvelope(0) }, type: key)
         var followUps: [_EnqueueFollowUp] = []
         var found: Unmanaged<_Route>?
-        let served = registry.withLock { registry in
+        if serve(key: key, method: method, boxesInline: boxesInline, makeEnvelope, &followUps, found: &found) {
+            if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
+            return
+        }
+        deliverUnserved(found, consumed: consumed, boxesInline: boxesInline, makeEnvelope)
+    }
+
+    /// Serves the route of `key` under the registry lock when its subscribers all have unbounded
+    /// mailboxes, and returns `true`; otherwise retains the route into `found` (if there is one)
+    /// and returns `false`.
+    @inline(__always)
+    private func serve(
+        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool,
+        _ makeEnvelope: (UInt64) -> _EventEnvelope, _ followUps: inout [_EnqueueFollowUp],
+        found: inout Unmanaged<_Route>?
+    ) -> Bool {
+        registry.withLock { registry in
             registry.routes.withRoute(key) { borrowed -> Bool in
                 guard let subscribers = borrowed.mailboxSubscribers else {
                     found = .passRetained(borrowed)
@@ -167,23 +221,28 @@ public final class EventBus: Sendable {
                 return true
             } ?? false
         }
-        if served {
-            if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
-        } else if let found {
-            // The route was retained under the lock; it is lent to `deliver`, then released.
-            found._withUnsafeGuaranteedRef { route in
-                if route.poolSubscriber != nil {
-                    // A pool builds its thread's entries from fresh envelopes, as served routes do.
-                    let sequence = route.latest?.advance() ?? 0
-                    handToPool(of: route, { makeEnvelope(sequence) }, holdsInlineEvent: boxesInline)
-                } else {
-                    deliver(makeEnvelope(0), route: route)
-                }
-            }
-            found.release()
-        } else if !consumed {
-            deliverToNobody(makeEnvelope(0))
+    }
+
+    /// Delivers to the route that ``serve(key:method:boxesInline:_:_:found:)`` retained (and
+    /// releases it), or counts an event that found no subscriber and no consumer.
+    private func deliverUnserved(
+        _ found: Unmanaged<_Route>?, consumed: Bool, boxesInline: Bool, _ makeEnvelope: (UInt64) -> _EventEnvelope
+    ) {
+        guard let found else {
+            if !consumed { deliverToNobody(makeEnvelope(0)) }
+            return
         }
+        // The route was retained under the lock; it is lent to `deliver`, then released.
+        found._withUnsafeGuaranteedRef { route in
+            if route.poolSubscriber != nil {
+                // A pool builds its thread's entries from fresh envelopes, as served routes do.
+                let sequence = route.latest?.advance() ?? 0
+                handToPool(of: route, { makeEnvelope(sequence) }, holdsInlineEvent: boxesInline)
+            } else {
+                deliver(makeEnvelope(0), route: route)
+            }
+        }
+        found.release()
     }
 
     /// Dispatches `message` to the subscribers of one labelled or keyed channel.
