@@ -64,6 +64,31 @@ struct InterceptorTests {
         #expect(spy.wrapped.values == ["listener_thread"])
     }
 
+    @Test("M2: a consumer's consumption is a delivery too: wrapped, reported with its type, context current")
+    func consumersAreReported() async throws {
+        final class Counter: EventConsumer {
+            var willConsume: [any Eventable.Type] { [Reading.self] }
+            let contexts = CoreRecorder<String>()
+            func consume(_ event: any Eventable) { contexts.append(ServiceContext.current?[RequestID.self] ?? "none") }
+        }
+        let bus = EventBus(label: "m2-consumer")
+        let spy = SpyInterceptor()
+        bus.addInterceptor(spy)
+        let counter = Counter()
+        bus.register(counter)
+        var context = ServiceContext.topLevel
+        context[RequestID.self] = "r-7"
+        ServiceContext.withValue(context) { bus.dispatchNow(Reading(value: 1)) }
+        let (delivery, result) = try #require(spy.deliveries.values.first)
+        #expect(spy.deliveries.values.count == 1)
+        #expect(delivery.receiver?.kind == .synchronous)
+        #expect(delivery.receiver?.owner == "Counter")
+        #expect(result.outcome == .delivered && result.duration != nil)
+        #expect(spy.wrapped.values == ["synchronous"])
+        #expect(counter.contexts.values == ["r-7"])
+        await bus.shutdown()
+    }
+
     @Test("M2: each delivery is reported once, with its outcome, whatever it is")
     func everyOutcomeOnce() async throws {
         let bus = EventBus(label: "m2-outcomes")

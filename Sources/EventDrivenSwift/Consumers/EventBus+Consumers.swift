@@ -32,7 +32,7 @@ extension EventBus {
         let envelope = envelope()
         guard _SynchronousDepth.enter() else { return refuseConsumersTooDeep(envelope, type: type) }
         defer { _SynchronousDepth.leave() }
-        return runConsumers(envelope.event, type: type, metadata: envelope.metadata)
+        return runConsumers(envelope, type: type)
     }
 
     /// Counts and reports, for each consumer that accepts the event, a consumption refused for
@@ -47,7 +47,9 @@ extension EventBus {
         return refused
     }
 
-    private func runConsumers(_ event: any Eventable, type: ObjectIdentifier, metadata: EventMetadata) -> Bool {
+    private func runConsumers(_ envelope: _EventEnvelope, type: ObjectIdentifier) -> Bool {
+        let event = envelope.event
+        let metadata = envelope.metadata
         let isNotice = type == ObjectIdentifier(DidConsumeEvent.self)
         var consumed = 0
         var sawReleased = false
@@ -57,7 +59,11 @@ extension EventBus {
                 continue
             }
             guard entry.accepts(type) else { continue }
-            consumer.consume(event)
+            if _slowPath(envelope.annotation != nil) {
+                consumeObserved(envelope, by: consumer)
+            } else {
+                consumer.consume(event)
+            }
             consumed += 1
             if !isNotice && wantsConsumptionNotices {
                 dispatch(
@@ -70,6 +76,17 @@ extension EventBus {
         if consumed > 0 { counters.delivered.add(consumed, ordering: .relaxed) }
         if sawReleased { stores.consumers.pruneReleased() }
         return consumed > 0
+    }
+
+    /// Runs `consumer` for an event dispatched while the bus was observed: inside the
+    /// interceptors' wrappers, with the event's service context current, and reported to them
+    /// as a delivery to a synchronous receiver named after the consumer's type.
+    @inline(never)
+    private func consumeObserved(_ envelope: _EventEnvelope, by consumer: any EventConsumer) {
+        let receiver = EventReceiver(
+            kind: .synchronous, name: "consumer (dispatching thread)", owner: String(describing: type(of: consumer)))
+        // `consume` does not throw, so neither does the run.
+        try? counters.observation.run({ consumer.consume(envelope.event) }, for: envelope, receiver: receiver)
     }
 
     /// `true` while a listener, subscriber or consumer of ``DidConsumeEvent`` is registered.
