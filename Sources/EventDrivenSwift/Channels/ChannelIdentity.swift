@@ -24,3 +24,32 @@ extension _ChannelKey {
         self.init(_ChannelIdentity(kind: kind, payloadType: ObjectIdentifier(payload), label: label, key: key))
     }
 }
+
+/// The name of a channel or state: its label and key, with the identity that the registry and
+/// `==` use. ``EventChannel`` and ``EventState`` each store one.
+struct _ChannelName: Hashable, Sendable {
+    let label: String
+    let key: (any Hashable & Sendable)?
+    let identity: _ChannelKey
+
+    init<Payload>(_ kind: _ChannelKind, _ payload: Payload.Type, label: String) {
+        self.label = label
+        self.key = nil
+        self.identity = _ChannelKey(kind, payload, label: label, key: _Unkeyed())
+    }
+
+    init<Payload, Key: Hashable & Sendable>(_ kind: _ChannelKind, _ payload: Payload.Type, label: String, key: Key) {
+        self.label = label
+        self.key = key
+        self.identity = _ChannelKey(kind, payload, label: label, key: key)
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
+    func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+
+    /// `typeName(label: "…", key: …)`, for logs.
+    func describe(as typeName: String) -> String {
+        let key = key.map { ", key: \($0)" } ?? ""
+        return "\(typeName)(label: \"\(label)\"\(key))"
+    }
+}

@@ -18,34 +18,26 @@
 /// keys never see each other's messages.
 public struct EventChannel<Message: Sendable>: Hashable, Sendable, CustomStringConvertible {
     /// The channel's name.
-    public let label: String
+    public var label: String { name.label }
     /// The channel's key, or `nil` for a channel that has none.
-    public let key: (any Hashable & Sendable)?
-    let identity: _ChannelKey
+    public var key: (any Hashable & Sendable)? { name.key }
+    let name: _ChannelName
+    var identity: _ChannelKey { name.identity }
 
     /// A channel named `label`.
-    public init(label: String) {
-        self.label = label
-        self.key = nil
-        self.identity = _ChannelKey(.messages, Message.self, label: label, key: _Unkeyed())
-    }
+    public init(label: String) { name = _ChannelName(.messages, Message.self, label: label) }
 
-    /// One channel of the family named `label`, such as one per player id: equal keys make
-    /// one channel.
+    /// One channel of the family named `label`, such as one per player id: equal keys make one
+    /// channel.
     public init<Key: Hashable & Sendable>(label: String, key: Key) {
-        self.label = label
-        self.key = key
-        self.identity = _ChannelKey(.messages, Message.self, label: label, key: key)
+        name = _ChannelName(.messages, Message.self, label: label, key: key)
     }
 
     /// `true` when both name the same channel: same type, label and key.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
     /// Hashes the type, label and key.
-    public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// The type, label and key, for logs.
-    public var description: String {
-        let key = key.map { ", key: \($0)" } ?? ""
-        return "EventChannel<\(Message.self)>(label: \"\(label)\"\(key))"
-    }
+    public var description: String { name.describe(as: "EventChannel<\(Message.self)>") }
 }

@@ -48,9 +48,6 @@ final class _EventScheduler: Sendable {
         withExtendedLifetime(cancelled) {}
     }
 
-    /// How many scheduled dispatches are waiting; cancelled ones are not.
-    var pendingCount: Int { state.withLock { $0.pendingCount } }
-
     private func run() {
         while true {
             let now = DispatchTime.now().uptimeNanoseconds

@@ -17,34 +17,26 @@
 /// subscribers with an ``EventChannel`` of the same label.
 public struct EventState<Value: Equatable & Sendable>: Hashable, Sendable, CustomStringConvertible {
     /// The state's name.
-    public let label: String
+    public var label: String { name.label }
     /// The state's key, or `nil` for a state that has none.
-    public let key: (any Hashable & Sendable)?
-    let identity: _ChannelKey
+    public var key: (any Hashable & Sendable)? { name.key }
+    let name: _ChannelName
+    var identity: _ChannelKey { name.identity }
 
     /// A state named `label`.
-    public init(label: String) {
-        self.label = label
-        self.key = nil
-        self.identity = _ChannelKey(.state, Value.self, label: label, key: _Unkeyed())
-    }
+    public init(label: String) { name = _ChannelName(.state, Value.self, label: label) }
 
     /// One state of the family named `label`, such as one per player id: equal keys make one
     /// state.
     public init<Key: Hashable & Sendable>(label: String, key: Key) {
-        self.label = label
-        self.key = key
-        self.identity = _ChannelKey(.state, Value.self, label: label, key: key)
+        name = _ChannelName(.state, Value.self, label: label, key: key)
     }
 
     /// `true` when both name the same state: same type, label and key.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
     /// Hashes the type, label and key.
-    public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// The type, label and key, for logs.
-    public var description: String {
-        let key = key.map { ", key: \($0)" } ?? ""
-        return "EventState<\(Value.self)>(label: \"\(label)\"\(key))"
-    }
+    public var description: String { name.describe(as: "EventState<\(Value.self)>") }
 }
