@@ -12,6 +12,10 @@ extension EventBus {
     /// Events arrive in the order they were dispatched (a stream has no batches, so priority and
     /// queue/stack do not reorder them). Several streams of one type each get every event.
     ///
+    /// The stream subscribes when this method returns, not when iteration starts: create it
+    /// before you start producing, then iterate it where you like. A `for await` inside a `Task`
+    /// that starts after the producers would subscribe too late and miss the first events.
+    ///
     /// The sequence ends when the task iterating it is cancelled, when the bus shuts down (after
     /// yielding what it had already buffered), or when the bus is freed.
     /// - Parameters:
