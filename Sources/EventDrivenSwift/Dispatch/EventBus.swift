@@ -26,7 +26,7 @@ public final class EventBus: Sendable {
 
     /// The routes, under a lock that blocks with priority inheritance on Apple platforms (see
     /// ``_RegistryLockedValue``).
-    let registry = _RegistryLockedValue(_Registry())
+    let registry: _RegistryLockedValue<_Registry>
     @usableFromInline
     let counters: _BusCounters
     let tasks = _TaskTracker()
@@ -52,6 +52,7 @@ public final class EventBus: Sendable {
     ///     they are dispatched to their handlers (see ``propagatesServiceContext``).
     public init(label: String = "EventBus", logger: Logger? = nil, propagatesServiceContext: Bool = false) {
         self.label = label
+        self.registry = _RegistryLockedValue(_Registry(inFlight: dispatches))
         self.counters = _BusCounters(busLabel: label)
         if propagatesServiceContext { counters.observation.propagatesContext = true }
         self.logger = logger ?? Logger(label: "EventDrivenSwift")
@@ -162,14 +163,22 @@ public final class EventBus: Sendable {
             if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
             return
         }
+        if found != nil {
+            // The retained route keeps this dispatch counted in flight until it is released.
+            deliverUnserved(found, consumed: false, boxesInline: boxesInline, makeEnvelope)
+        } else {
+            deliverToNobodyCounted(makeEnvelope(0))
+        }
+    }
+
+    /// Counts an event that found no route, in flight: it settles its outcome after the
+    /// registry lock, holding no route. A dispatch that lost the race with a shutdown is rejected.
+    @inline(never)
+    private func deliverToNobodyCounted(_ envelope: _EventEnvelope) {
         dispatches.enter()
         defer { dispatches.leave() }
-        guard lifecycle.isAccepting else {
-            found?.release()
-            reject(makeEnvelope(0))
-            return
-        }
-        deliverUnserved(found, consumed: false, boxesInline: boxesInline, makeEnvelope)
+        guard lifecycle.isAccepting else { return reject(envelope) }
+        deliverToNobody(envelope)
     }
 
     /// ``route(key:method:boxesInline:makeEnvelope:)`` while consumers are registered: they settle

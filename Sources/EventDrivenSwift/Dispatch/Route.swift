@@ -19,8 +19,14 @@ final class _Route: Sendable {
     /// would retain it per event, and a pool's reference count is slow to change once it is
     /// weakly referenced.
     let poolSubscriber: (subscription: Unmanaged<_Subscription>, pool: Unmanaged<_EventPoolCore>)?
+    /// The bus's count of dispatches in flight, which every route is in while it lives: a
+    /// dispatch that delivers after the registry lock holds its route, so a shutdown that has
+    /// removed every route waits for those dispatches by waiting for their routes to go.
+    private let inFlight: _DispatchesInFlight?
 
-    init(subscriptions: [_Subscription], latest: _LatestTracker?) {
+    init(subscriptions: [_Subscription], latest: _LatestTracker?, inFlight: _DispatchesInFlight? = nil) {
+        inFlight?.enter()
+        self.inFlight = inFlight
         self.subscriptions = subscriptions
         self.latest = latest
         var groups: [_SubscriptionGroup] = []
@@ -37,6 +43,10 @@ final class _Route: Sendable {
             poolSubscriber = nil
         }
     }
+
+    deinit {
+        inFlight?.leave()
+    }
 }
 
 /// Every route of one bus: plain events keyed by the `ObjectIdentifier` of their type, and
@@ -45,6 +55,12 @@ struct _Registry {
     private(set) var routes = _RouteTable<_Route>()
     private(set) var channels: [_ChannelKey: _Route] = [:]
     private var trackers: [ObjectIdentifier: _LatestTracker] = [:]
+    /// What every route counts itself in (see ``_Route``).
+    private let inFlight: _DispatchesInFlight?
+
+    init(inFlight: _DispatchesInFlight? = nil) {
+        self.inFlight = inFlight
+    }
 
     /// Adds `subscription` to its route. The listeners of the route whose owner was freed leave
     /// it in the same pass, which copies the route anyway, so that owner churn does not leave
@@ -54,7 +70,7 @@ struct _Registry {
         if let channel = subscription.channel {
             var subscriptions = channels[channel]?.subscriptions ?? []
             subscriptions.append(subscription)
-            channels[channel] = _Route(subscriptions: subscriptions, latest: nil)
+            channels[channel] = _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
             return []
         }
         let key = subscription.eventType
@@ -74,7 +90,7 @@ struct _Registry {
         if let channel = subscription.channel {
             guard var subscriptions = channels[channel]?.subscriptions else { return }
             subscriptions.removeAll { $0 === subscription }
-            channels[channel] = subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil)
+            channels[channel] = subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
             return
         }
         let key = subscription.eventType
@@ -102,6 +118,6 @@ struct _Registry {
             if case .latestOnly = $0.interest { return true }
             return false
         }
-        return _Route(subscriptions: subscriptions, latest: needsLatest ? tracker(for: key) : nil)
+        return _Route(subscriptions: subscriptions, latest: needsLatest ? tracker(for: key) : nil, inFlight: inFlight)
     }
 }
