@@ -172,11 +172,18 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// Runs the handler for `envelope` unless the subscription was removed, its owner freed,
     /// or its interest declines the event.
     func deliver(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
+        guard _slowPath(hasOwner) else { return deliver(envelope, ownerGone: false) }
         // The owner is held until the handler has returned: a handler built from an unapplied
         // method loads it again, and must find it, or the delivery would count as one that ran.
-        let keptOwner = hasOwner ? owner : nil
+        let keptOwner = owner
+        defer { withExtendedLifetime(keptOwner) {} }
+        return deliver(envelope, ownerGone: keptOwner == nil)
+    }
+
+    @inline(__always)
+    private func deliver(_ envelope: _EventEnvelope, ownerGone: Bool) -> _DeliveryOutcome {
         let refusal = refusal(
-            ownerGone: hasOwner && keptOwner == nil, isNewest: { envelope.hasSequence($0) },
+            ownerGone: ownerGone, isNewest: { envelope.hasSequence($0) },
             metadata: { envelope.metadata }, accepts: { $0.accepts(envelope.event, envelope.metadata) },
             envelope: { envelope })
         if let refusal { return refusal }
@@ -190,7 +197,6 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         } catch {
             return failed(error, envelope)
         }
-        withExtendedLifetime(keptOwner) {}
         return .delivered
     }
 
@@ -207,7 +213,10 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// an envelope of an event that ``_boxesInline(_:)``, delivered in place.
     @inline(__always)
     func deliver(_ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer) -> _DeliveryOutcome {
-        let keptOwner = hasOwner ? owner : nil
+        // The owner, held until the handler has returned (see `deliver(_:)`), as a trivial value,
+        // so that a listener without one releases nothing.
+        let keptOwner = hasOwner ? owner.map { Unmanaged.passRetained($0) } : nil
+        defer { keptOwner?.release() }
         let refusal = refusal(
             ownerGone: hasOwner && keptOwner == nil,
             isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },
@@ -227,7 +236,6 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         } catch {
             return failed(error, envelope.pointee)
         }
-        withExtendedLifetime(keptOwner) {}
         return .delivered
     }
 
