@@ -90,7 +90,8 @@ struct _Registry {
         if let channel = subscription.channel {
             guard var subscriptions = channels[channel]?.subscriptions else { return }
             subscriptions.removeAll { $0 === subscription }
-            channels[channel] = subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
+            channels[channel] =
+                subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
             return
         }
         let key = subscription.eventType
