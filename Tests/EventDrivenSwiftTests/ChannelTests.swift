@@ -68,11 +68,19 @@ struct ChannelTests {
         let other = EventBus(label: "C1-other")
         let onLocal = CoreRecorder<Int>()
         let onOther = CoreRecorder<Int>()
+        let onShared = CoreRecorder<String>()
+        // Other tests may publish on the shared bus: this one looks only for its own marker.
+        let marker = "local-only-\(UUID())"
         newEventBus.subscribe(MyEvents.myInterestingEvent, on: .synchronous) { onLocal.append($0.number) }
         other.subscribe(MyEvents.myInterestingEvent, on: .synchronous) { onOther.append($0.number) }
-        newEventBus.publish(MyEvents.myInterestingEvent, InterestingMessage(string: "Hello", number: 42))
+        let shared = EventCentral.shared.subscribe(MyEvents.myInterestingEvent, on: .synchronous) {
+            if $0.string == marker { onShared.append($0.string) }
+        }
+        newEventBus.publish(MyEvents.myInterestingEvent, InterestingMessage(string: marker, number: 42))
         #expect(onLocal.values == [42])
         #expect(onOther.values.isEmpty)
+        #expect(onShared.values.isEmpty)
+        shared.cancel()
     }
 
     @Test("C1: the same message type travels on different channels without mixing")
