@@ -27,8 +27,12 @@ private final class SpyInterceptor: EventInterceptor {
     func didDispatch(_ dispatch: EventDispatchInfo, context: inout ServiceContext) {
         dispatches.append(dispatch)
     }
-    func didReject(_ dispatch: EventDispatchInfo) { rejected.append(dispatch.eventType) }
-    func didFindNoReceiver(_ dispatch: EventDispatchInfo) { unreceived.append(dispatch.eventType) }
+    func didReject(_ dispatch: EventDispatchInfo) {
+        rejected.append("\(dispatch.eventType) at \(dispatch.source.fileID):\(dispatch.source.line)")
+    }
+    func didFindNoReceiver(_ dispatch: EventDispatchInfo) {
+        unreceived.append("\(dispatch.eventType) at \(dispatch.source.fileID):\(dispatch.source.line)")
+    }
     func wrapHandler(for delivery: EventDeliveryInfo, _ handler: () throws -> Void) rethrows {
         wrapped.append(delivery.receiver?.kind.label ?? "?")
         try handler()
@@ -102,6 +106,7 @@ struct InterceptorTests {
         }
         bus.queue(Reading(value: 1))
         bus.queue(Reading(value: 3))
+        let orphanLine = #line + 1
         bus.queue(Orphan())
         await bus.drain()
         let outcomes = spy.outcomes()
@@ -112,9 +117,12 @@ struct InterceptorTests {
         let failure = try #require(spy.deliveries.values.first { $0.1.outcome == .failed })
         #expect(failure.1.error is Boom)
         #expect(spy.unreceived.values.count == 1)
+        #expect(spy.unreceived.values.first?.hasSuffix("Orphan at \(#fileID):\(orphanLine)") == true)
         await bus.shutdown()
+        let lateLine = #line + 1
         bus.queue(Reading(value: 9))
         #expect(spy.rejected.values.count == 1)
+        #expect(spy.rejected.values.first?.hasSuffix("Reading at \(#fileID):\(lateLine)") == true)
     }
 
     @Test("M2: a removed interceptor sees nothing more")

@@ -260,7 +260,7 @@ public final class EventBus: Sendable {
         defer { dispatches.leave() }
         guard lifecycle.isAccepting else {
             counters.rejected.add(1, ordering: .relaxed)
-            counters.observation.rejected(message, metadata: metadata)
+            counters.observation.rejected(message, metadata: metadata, site: nil)
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
             return
         }
@@ -278,7 +278,7 @@ public final class EventBus: Sendable {
     /// Counts a dispatch refused after shutdown, and reports it.
     private func reject(_ envelope: _EventEnvelope) {
         counters.rejected.add(1, ordering: .relaxed)
-        counters.observation.rejected(envelope.event, metadata: envelope.metadata)
+        counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: envelope.annotation?.site)
         report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
     }
 

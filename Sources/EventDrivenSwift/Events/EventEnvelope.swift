@@ -53,9 +53,13 @@ struct _EventEnvelope: Sendable {
 final class _DispatchAnnotation: Sendable {
     let serviceContext: ServiceContext?
     let dispatchID: UInt64?
+    /// Where the dispatch was made, while the bus is observed: for reports that come later
+    /// (no receiver, rejected after shutdown).
+    let site: _DispatchSite?
 
-    init(serviceContext: ServiceContext?, dispatchID: UInt64? = nil) {
+    init(serviceContext: ServiceContext?, dispatchID: UInt64? = nil, site: _DispatchSite? = nil) {
         self.serviceContext = serviceContext
         self.dispatchID = dispatchID
+        self.site = site
     }
 }

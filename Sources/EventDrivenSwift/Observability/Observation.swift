@@ -110,36 +110,36 @@ final class _Observation: Sendable {
             guard let context = ServiceContext.current else { return nil }
             return _DispatchAnnotation(serviceContext: context)
         }
-        // A dispatch after shutdown is reported as rejected, not as a dispatch.
-        guard !isClosed.load(ordering: .relaxed) else { return nil }
+        // A dispatch after shutdown is reported as rejected, not as a dispatch: the annotation
+        // only says where it was made.
+        guard !isClosed.load(ordering: .relaxed) else { return _DispatchAnnotation(serviceContext: nil, site: site) }
         let id = nextDispatchID.add(1, ordering: .relaxed).newValue
         let info = EventDispatchInfo(
             busLabel: busLabel, event: event, eventType: typeName(of: event), metadata: metadata, dispatchID: id,
             source: Self.source(of: site))
         var context = ServiceContext.current ?? .topLevel
         for interceptor in list.interceptors { interceptor.didDispatch(info, context: &context) }
-        return _DispatchAnnotation(serviceContext: context.isEmpty ? nil : context, dispatchID: id)
+        return _DispatchAnnotation(serviceContext: context.isEmpty ? nil : context, dispatchID: id, site: site)
     }
 
     /// Set when the bus shuts down: later dispatches are rejected, not dispatched.
     let isClosed = Atomic<Bool>(false)
 
-    /// Reports a dispatch refused after shutdown.
-    func rejected(_ event: any Eventable, metadata: EventMetadata) {
+    /// Reports a dispatch refused after shutdown, made at `site` when the dispatch was annotated.
+    func rejected(_ event: any Eventable, metadata: EventMetadata, site: _DispatchSite?) {
         guard isActive else { return }
         let info = EventDispatchInfo(
             busLabel: busLabel, event: event, eventType: typeName(of: event), metadata: metadata, dispatchID: 0,
-            source: EventSource(
-                component: _ReceiverContext.current.map { $0.mailbox.executor.receiverName }, fileID: "?", line: 0))
+            source: Self.source(of: site ?? .library))
         for interceptor in list.interceptors { interceptor.didReject(info) }
     }
 
-    /// Reports an event no one subscribed to.
+    /// Reports an event no one subscribed to, on the dispatching thread.
     func foundNoReceiver(_ envelope: _EventEnvelope) {
         let info = EventDispatchInfo(
             busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
-            metadata: envelope.metadata,
-            dispatchID: envelope.annotation?.dispatchID ?? 0, source: EventSource(component: nil, fileID: "?", line: 0))
+            metadata: envelope.metadata, dispatchID: envelope.annotation?.dispatchID ?? 0,
+            source: Self.source(of: envelope.annotation?.site ?? .library))
         for interceptor in list.interceptors { interceptor.didFindNoReceiver(info) }
     }
 
