@@ -2,4 +2,6 @@
 final class _BusStores: Sendable {
     let states = _StateStore()
     let consumers = _ConsumerRegistry()
+    /// The did-consume notices, installed while wanted (Consumers/ConsumptionNotices.swift).
+    let consumptionNotices = _ConsumptionNoticesSwitch()
 }

@@ -7,7 +7,8 @@ extension EventBus {
     /// - Returns: `false` if `consumer` was already registered.
     @discardableResult
     public func register(_ consumer: any EventConsumer) -> Bool {
-        stores.consumers.add(consumer)
+        defer { updateConsumptionNotices() }
+        return stores.consumers.add(consumer)
     }
 
     /// Stops calling `consumer`. A dispatch already under way on another thread may still
@@ -15,7 +16,8 @@ extension EventBus {
     /// - Returns: `false` if `consumer` was not registered.
     @discardableResult
     public func unregister(_ consumer: any EventConsumer) -> Bool {
-        stores.consumers.remove(consumer)
+        defer { updateConsumptionNotices() }
+        return stores.consumers.remove(consumer)
     }
 
     /// How many live consumers are registered.
@@ -49,8 +51,6 @@ extension EventBus {
 
     private func runConsumers(_ envelope: _EventEnvelope, type: ObjectIdentifier) -> Bool {
         let event = envelope.event
-        let metadata = envelope.metadata
-        let isNotice = type == ObjectIdentifier(DidConsumeEvent.self)
         var consumed = 0
         var sawReleased = false
         for entry in stores.consumers.snapshot {
@@ -65,13 +65,6 @@ extension EventBus {
                 consumer.consume(event)
             }
             consumed += 1
-            if !isNotice && wantsConsumptionNotices {
-                dispatch(
-                    DidConsumeEvent(consumer: consumer, event: event),
-                    metadata: EventMetadata(
-                        priority: metadata.priority, method: metadata.method, dispatchTime: ._eventNow,
-                        scheduledTime: nil))
-            }
         }
         if consumed > 0 { counters.delivered.add(consumed, ordering: .relaxed) }
         if sawReleased { stores.consumers.pruneReleased() }
@@ -80,17 +73,14 @@ extension EventBus {
 
     /// Runs `consumer` for an event dispatched while the bus was observed: inside the
     /// interceptors' wrappers, with the event's service context current, and reported to them
-    /// as a delivery to a synchronous receiver named after the consumer's type.
+    /// as a delivery to a synchronous receiver named after the consumer's type. The
+    /// did-consume notice is one of those interceptors (``_ConsumptionNotices``).
     @inline(never)
     private func consumeObserved(_ envelope: _EventEnvelope, by consumer: any EventConsumer) {
         let receiver = EventReceiver(
             kind: .synchronous, name: "consumer (dispatching thread)", owner: String(describing: type(of: consumer)))
         // `consume` does not throw, so neither does the run.
-        try? counters.observation.run({ consumer.consume(envelope.event) }, for: envelope, receiver: receiver)
-    }
-
-    /// `true` while a listener, subscriber or consumer of ``DidConsumeEvent`` is registered.
-    private var wantsConsumptionNotices: Bool {
-        stores.consumers.wantsNotices || registry.withLock { $0.routes[ObjectIdentifier(DidConsumeEvent.self)] != nil }
+        try? counters.observation.run(
+            { consumer.consume(envelope.event) }, for: envelope, receiver: receiver, consumer: consumer)
     }
 }

@@ -374,10 +374,12 @@ public final class EventBus: Sendable {
         // Out of the registry already: only their deliveries still pending must see them gone.
         for listener in ownerReleased { listener.cancelWithoutUnregistering() }
         if !lifecycle.isAccepting { subscription.cancel() }
+        if subscription.isForConsumptionNotices { updateConsumptionNotices() }
     }
 
     func unregister(_ subscription: _Subscription) {
         registry.withLock { $0.remove(subscription) }
+        if subscription.isForConsumptionNotices { updateConsumptionNotices() }
         guard case .mailbox(let mailbox) = subscription.target else { return }
         // Deliveries already queued for the removed subscription are still settled by its
         // mailbox (counted as discarded); keep the mailbox visible to `drain()` until then.

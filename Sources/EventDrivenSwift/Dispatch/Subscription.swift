@@ -149,6 +149,10 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
 
     var isActive: Bool { active.load(ordering: .acquiring) }
 
+    /// Whether this subscription receives ``DidConsumeEvent``s, which a bus dispatches only
+    /// while someone wants them.
+    var isForConsumptionNotices: Bool { channel == nil && eventType == ObjectIdentifier(DidConsumeEvent.self) }
+
     /// `true` when deliveries wait in a receiver's D3 lanes (a mailbox, or a sink such as a pool
     /// that forwards to one) rather than running at once or in a task of their own.
     var usesLanes: Bool {

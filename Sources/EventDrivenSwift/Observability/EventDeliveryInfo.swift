@@ -19,11 +19,14 @@ public struct EventDeliveryInfo: Sendable {
     /// Who receives it; `nil` when a receiver discarded or dropped the delivery without saying
     /// whose it was (a full or closed mailbox).
     public let receiver: EventReceiver?
+    /// The consumer, for a consumer's consumption (the did-consume notice needs it).
+    let consumer: (any EventConsumer)?
 
     init(
         busLabel: String, event: any Eventable, eventType: String, metadata: EventMetadata,
-        annotation: _DispatchAnnotation?, receiver: EventReceiver?
+        annotation: _DispatchAnnotation?, receiver: EventReceiver?, consumer: (any EventConsumer)? = nil
     ) {
+        self.consumer = consumer
         self.busLabel = busLabel
         self.event = event
         self.eventType = eventType

@@ -66,7 +66,10 @@ final class _Observation: Sendable {
     }
 
     /// The interceptors now installed, in the order they were added.
-    var interceptors: [any EventInterceptor] { installed.withLock { $0.list.interceptors } }
+    /// The interceptors users added (the library's own did-consume notices left out).
+    var interceptors: [any EventInterceptor] {
+        installed.withLock { $0.list.interceptors }.filter { !($0 is _ConsumptionNotices) }
+    }
 
     /// Installs `interceptor`; returns the token that removes it.
     func add(_ interceptor: any EventInterceptor) -> Int {
@@ -155,14 +158,15 @@ final class _Observation: Sendable {
     /// current, inside every interceptor's wrapper, and reports its outcome. Rethrows what the
     /// handler threw.
     func run(
-        _ handler: () throws -> Void, for envelope: _EventEnvelope, receiver: @autoclosure () -> EventReceiver
+        _ handler: () throws -> Void, for envelope: _EventEnvelope, receiver: @autoclosure () -> EventReceiver,
+        consumer: (any EventConsumer)? = nil
     ) throws {
         let context = envelope.annotation?.serviceContext
         guard isActive else { return try Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
             busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
-            metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver())
+            metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver(), consumer: consumer)
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             try Self.bind(context) { try Self.wrap(handler, in: interceptors[...], for: delivery) }
