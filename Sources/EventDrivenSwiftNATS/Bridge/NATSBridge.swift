@@ -207,7 +207,8 @@ public final class NATSBridge: Service, Sendable {
     // MARK: Reports
 
     /// The messages this bridge dead-letters from now on (also published on
-    /// `<prefix>.deadletter.<name>`). Ends when the bridge stops.
+    /// `<prefix>.deadletter.<name>`, and posted to the bus's `deadLetters()` with reason
+    /// `.failed`). Ends when the bridge stops.
     public func deadLetters() -> AsyncStream<NATSDeadLetter> {
         let (stream, continuation) = AsyncStream.makeStream(of: NATSDeadLetter.self)
         let id = state.withLockedValue { state in
@@ -232,10 +233,14 @@ public final class NATSBridge: Service, Sendable {
         state.withLockedValue { $0.errorHandler }?(error)
     }
 
+    /// Reports a terminated message to the error handler, this bridge's ``deadLetters()`` and the
+    /// bus's `deadLetters()` (there as a ``NATSDeadLetter`` with reason `.failed`, not counted in
+    /// the bus's statistics: the bus never dispatched it).
     private func postDeadLetter(_ letter: NATSDeadLetter) {
         report(.deadLettered(messageID: letter.messageID ?? "-", event: letter.eventName, reason: letter.reason))
         let observers = state.withLockedValue { Array($0.deadLetterObservers.values) }
         for observer in observers { observer.yield(letter) }
+        bus.postDeadLetter(letter, reason: .failed)
     }
 }
 

@@ -1,3 +1,4 @@
+import EventDrivenSwift
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -26,7 +27,11 @@ public struct NATSDeliveryInfo: Sendable {
 }
 
 /// A message the bridge terminated and copied to `<prefix>.deadletter.<name>`.
-public struct NATSDeadLetter: Sendable, CustomStringConvertible {
+///
+/// It is an `Eventable`, so that the bridge can post it to its bus's `deadLetters()` (reason
+/// `.failed`) as well as to ``NATSBridge/deadLetters()``: one place to watch for everything the
+/// process gave up on, local or imported.
+public struct NATSDeadLetter: Eventable, CustomStringConvertible {
     /// The original message's `Nats-Msg-Id`, if it had one.
     public var messageID: String?
     /// The event name it carried (or the subject's last part).
