@@ -36,17 +36,19 @@ extension NATSClient {
                 group.cancelAll()
             }
         }
-        let (channel, requests, waiters, sweeper, reconnect) = state.withLockedValue { state in
+        let (channel, requests, waiters, sweeper, reconnect, pingTimer) = state.withLockedValue { state in
             let channel = state.channel
             state.phase = .closed
             let (requests, waiters) = state.takeWaiters()
             defer {
                 state.sweeper = nil
                 state.reconnectTask = nil
+                state.pingTimer = nil
             }
-            return (channel, requests, waiters, state.sweeper, state.reconnectTask)
+            return (channel, requests, waiters, state.sweeper, state.reconnectTask, state.pingTimer)
         }
         sweeper?.cancel()
+        pingTimer?.cancel()
         reconnect?.cancel()
         for request in requests { request.callback(.failure(.closed)) }
         for waiter in waiters { waiter.resume(throwing: NATSError.closed) }
@@ -143,11 +145,17 @@ extension NATSClient {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Makes `channel` the connection: subscriptions first, then whatever waited to be written.
+    /// Makes `channel` the connection: subscriptions first, then whatever waited to be written;
+    /// starts its keep-alive.
     private func install(_ channel: any Channel) {
+        let pingTimer = startKeepAlive(on: channel)
         let bytes: ByteBuffer? = state.withLockedValue { state in
             guard !state.isClosed else { return nil }
             state.phase = .connected(channel)
+            state.pingsOutstanding = 0
+            state.pingTimer = pingTimer
+            // Counted before anything can be written on it, so whoever sees traffic sees the count.
+            counters.connects.add(1, ordering: .relaxed)
             var out = channel.allocator.buffer(capacity: 1024 + state.pending.readableBytes)
             state.resubscriptions(into: &out)
             out.writeBuffer(&state.pending)
@@ -156,21 +164,24 @@ extension NATSClient {
             return out
         }
         guard let bytes else {
+            pingTimer?.cancel()
             channel.close(promise: nil)
             return
         }
-        counters.connects.add(1, ordering: .relaxed)
         channel.writeAndFlush(bytes, promise: nil)
     }
 
     private func connectionLost(_ channel: any Channel) {
-        let lost: ([_ClientState.PendingRequest], [CheckedContinuation<Void, any Error>])? = state.withLockedValue {
-            state in
+        typealias Lost = ([_ClientState.PendingRequest], [CheckedContinuation<Void, any Error>], RepeatedTask?)
+        let lost: Lost? = state.withLockedValue { state in
             guard let current = state.channel, current === channel else { return nil }
             state.phase = .reconnecting
-            return state.takeWaiters()
+            defer { state.pingTimer = nil }
+            let (requests, waiters) = state.takeWaiters()
+            return (requests, waiters, state.pingTimer)
         }
-        guard let (requests, waiters) = lost else { return }
+        guard let (requests, waiters, pingTimer) = lost else { return }
+        pingTimer?.cancel()
         counters.disconnects.add(1, ordering: .relaxed)
         counters.requestsLost.add(requests.count, ordering: .relaxed)
         logger.warning("NATS connection lost; reconnecting")
@@ -214,8 +225,11 @@ extension NATSClient {
                 counters.messagesWithoutSubscription.add(1, ordering: .relaxed)
             }
         case .pong:
-            let waiter = state.withLockedValue { state in
-                state.pongWaiters.isEmpty ? nil : state.pongWaiters.removeFirst()
+            // Any PONG shows the connection works: it answers every keep-alive PING before it.
+            let waiter = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
+                state.pingsOutstanding = 0
+                guard !state.pongWaiters.isEmpty else { return nil }
+                return state.pongWaiters.removeFirst()
             }
             waiter?.resume()
         case .error(let detail):
