@@ -92,11 +92,11 @@ public final class NATSBridge: Service, Sendable {
     /// exported again.
     /// - Throws: ``NATSBridgeError/unregisteredEventType(_:)``.
     public func export<E: Eventable & Codable>(_ type: E.Type) throws {
-        let entry = try events.entry(for: type)
         let exporter = self.exporter
+        let template = exporter.template(for: try events.entry(for: type))
         let handle = bus.listen(type, executeOn: .synchronous) { @Sendable event, _ in
             guard !_ImportMarker.isImporting else { return }
-            exporter.export(event, entry: entry)
+            exporter.export(event, template)
         }
         state.withLockedValue { $0.exportHandles.append(handle) }
     }
@@ -168,15 +168,12 @@ public final class NATSBridge: Service, Sendable {
             }
         }
         try addImporter(type, mode: mode) { accepted in
-            let settlements = accepted.map { item in
-                let settlement = _Settlement()
-                bus.queue(_BridgedDelivery(event: item.event as! E, info: item.info, settlement: settlement))
-                return settlement
+            let batch = _BatchSettlement(count: accepted.count)
+            for (index, item) in accepted.enumerated() {
+                bus.queue(
+                    _BridgedDelivery(event: item.event as! E, info: item.info, settlement: batch.settlement(index)))
             }
-            var outcomes: [(any Error)?] = []
-            outcomes.reserveCapacity(settlements.count)
-            for settlement in settlements { outcomes.append(await settlement.outcome()) }
-            return outcomes
+            return await batch.outcomes()
         }
     }
 

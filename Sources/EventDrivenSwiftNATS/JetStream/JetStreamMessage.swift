@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// A message delivered by a JetStream consumer, with the operations that settle it.
@@ -85,41 +86,55 @@ public struct JetStreamPublishAck: Sendable, Equatable {
     /// Reads `{"stream":"EDS","seq":12,"duplicate":true}` by scanning its bytes (the hot path:
     /// one per publish), or throws the error the server sent instead.
     static func parse(_ body: String) throws -> JetStreamPublishAck {
-        let bytes = Array(body.utf8)
+        var body = body
+        return try body.withUTF8 { try parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``parse(_:)-(String)`` on a reply's body where it lies, without copying it into a string.
+    static func parse(_ payload: ByteBuffer) throws -> JetStreamPublishAck {
+        try payload.withUnsafeReadableBytes { try parse($0) }
+    }
+
+    private static func parse(_ bytes: UnsafeRawBufferPointer) throws -> JetStreamPublishAck {
         if find("\"error\"", in: bytes) != nil {
-            let response = try? JSONDecoderCache.decoder.decode(_ErrorOnly.self, from: bytes)
-            throw response?.error ?? JetStreamAPIError(code: 0, errorCode: nil, errorDescription: body)
+            let response = try? JSONDecoderCache.decoder.decode(_ErrorOnly.self, from: Data(bytes))
+            throw response?.error
+                ?? JetStreamAPIError(code: 0, errorCode: nil, errorDescription: String(decoding: bytes, as: UTF8.self))
         }
         /// The bytes of the value after `"key":`, without quotes.
-        func value(of key: String) -> ArraySlice<UInt8>? {
-            guard var index = find("\"\(key)\":", in: bytes) else { return nil }
+        func value(of key: StaticString) -> Slice<UnsafeRawBufferPointer>? {
+            guard var index = find(key, in: bytes) else { return nil }
             while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\"") {
                 index += 1
             }
             var end = index
-            while end < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "\"")].contains(bytes[end]) {
+            while end < bytes.count, bytes[end] != UInt8(ascii: ","), bytes[end] != UInt8(ascii: "}"),
+                bytes[end] != UInt8(ascii: "\"")
+            {
                 end += 1
             }
             return bytes[index..<end]
         }
-        guard let stream = value(of: "stream"), let digits = value(of: "seq"), !digits.isEmpty,
+        guard let stream = value(of: "\"stream\":"), let digits = value(of: "\"seq\":"), !digits.isEmpty,
             digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else {
-            throw JetStreamAPIError(code: 0, errorCode: nil, errorDescription: "unreadable publish ack: \(body)")
+            throw JetStreamAPIError(
+                code: 0, errorCode: nil,
+                errorDescription: "unreadable publish ack: \(String(decoding: bytes, as: UTF8.self))")
         }
         let sequence = digits.reduce(UInt64(0)) { $0 &* 10 &+ UInt64($1 - UInt8(ascii: "0")) }
         return JetStreamPublishAck(
             stream: String(decoding: stream, as: UTF8.self), sequence: sequence,
-            duplicate: value(of: "duplicate").map { $0.elementsEqual("true".utf8) } ?? false)
+            duplicate: value(of: "\"duplicate\":").map { $0.elementsEqual("true".utf8) } ?? false)
     }
 
     /// The index just past the first occurrence of `needle` in `bytes`.
-    private static func find(_ needle: String, in bytes: [UInt8]) -> Int? {
-        let pattern = Array(needle.utf8)
-        guard bytes.count >= pattern.count else { return nil }
+    private static func find(_ needle: StaticString, in bytes: UnsafeRawBufferPointer) -> Int? {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
         var index = 0
         while index <= bytes.count - pattern.count {
-            if bytes[index] == pattern[0], bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
                 return index + pattern.count
             }
             index += 1
