@@ -22,7 +22,8 @@ extension NATSClient {
             [weak self] _ in self?.sweepExpiredRequests()
         }
         state.withLockedValue { $0.sweeper = sweeper }
-        try subscribe(to: "\(inboxPrefix).*") { [weak self] message in self?.receivedReply(message) }
+        let inbox = try subscribe(to: "\(inboxPrefix).*") { [weak self] message in self?.receivedReply(message) }
+        state.withLockedValue { $0.inboxSID = inbox.id }
     }
 
     /// Flushes what was published (bounded by a second), then closes the connection. Pending
@@ -118,7 +119,7 @@ extension NATSClient {
                 let isAddress = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
                 return try NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host)
             },
-            frame: { [weak self] frame in self?.received(frame) },
+            frames: { [weak self] frames in self?.received(frames) },
             inactive: { [weak self] channel in self?.connectionLost(channel) },
             writable: { [weak self] channel in self?.writePending(to: channel) },
             protocolError: { [weak self] error in
@@ -209,48 +210,6 @@ extension NATSClient {
             }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, policy.maximumDelay)
-        }
-    }
-
-    // MARK: Frames
-
-    private func received(_ frame: NATSServerFrame) {
-        switch frame {
-        case .message(let message):
-            counters.messagesIn.add(1, ordering: .relaxed)
-            let handler = state.withLockedValue { $0.subscriptions[message.subscriptionID]?.handler }
-            if let handler {
-                handler(message)
-            } else {
-                counters.messagesWithoutSubscription.add(1, ordering: .relaxed)
-            }
-        case .pong:
-            // Any PONG shows the connection works: it answers every keep-alive PING before it.
-            let waiter = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
-                state.pingsOutstanding = 0
-                guard !state.pongWaiters.isEmpty else { return nil }
-                return state.pongWaiters.removeFirst()
-            }
-            waiter?.resume()
-        case .error(let detail):
-            counters.serverErrors.add(1, ordering: .relaxed)
-            logger.error("NATS server error: \(detail)")
-        case .info(let info):
-            state.withLockedValue { $0.serverInfo = info }
-        case .ok, .ping:
-            break
-        }
-    }
-
-    private func receivedReply(_ message: NATSMessage) {
-        guard let dot = message.subject.lastIndex(of: "."),
-            let token = UInt64(message.subject[message.subject.index(after: dot)...])
-        else { return }
-        guard let request = state.withLockedValue({ $0.requests.removeValue(forKey: token) }) else { return }
-        if message.headers.status == 503 {
-            request.callback(.failure(.noResponders(subject: message.subject)))
-        } else {
-            request.callback(.success(message))
         }
     }
 

@@ -27,6 +27,8 @@ struct _ClientState: Sendable {
     var subscriptions: [UInt64: SubscriptionEntry] = [:]
     var nextSID: UInt64 = 1
     var requests: [UInt64: PendingRequest] = [:]
+    /// The subscription of the request inbox: its messages answer ``requests``.
+    var inboxSID: UInt64?
     var nextToken: UInt64 = 1
     /// One entry per `PING` sent, in order, matched by the server's `PONG`s: a ``NATSClient/flush()``
     /// waiting, or `nil` for a keep-alive `PING`.
