@@ -152,6 +152,9 @@ struct NATSProtocolParserTests {
         let long = delivery("$JS.ACK.hub.ACCHASH.EDS.workers.2.99.98.1700000000000000000.0.RANDOM")
         #expect(long?.deliveryCount == 2 && long?.streamSequence == 99)
         #expect(delivery("_INBOX.x") == nil && delivery(nil) == nil && delivery("$JS.ACK.EDS.w.x.1.2.3.4") == nil)
+        #expect(delivery("$JS.ACK.EDS.w.1..2.3.4") == nil && delivery("$JS.ACK.EDS.w.1.2.3.4.5.6") == nil)
+        #expect(
+            delivery("$JS.ACK.EDS.w.1a.2.3.4.5") == nil && delivery("$JS.ACK.EDS.w.10.20.3.4.5")?.streamSequence == 20)
     }
 
     @Test("X2: header names match whatever the case of their letters, and only letters fold")

@@ -170,7 +170,13 @@ final class _Importer: Sendable {
         }
         let event: any Eventable
         do {
-            event = try entry.decode(Data(delivery.payload.readableBytesView))
+            // Decoded where the body lies: copying it into a `Data` first was an allocation and
+            // a copy per event. The `Data` does not outlive the call.
+            event = try delivery.payload.withUnsafeReadableBytes { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else { return try entry.decode(Data()) }
+                return try entry.decode(
+                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+            }
         } catch {
             return .failure(_DeadLetterReason(name: name, text: "undecodable body for \(name): \(error)"))
         }
