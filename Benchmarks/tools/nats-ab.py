@@ -32,9 +32,11 @@ for r in range(rounds):
             if 'Server is ready' in line: break
         url = f'nats://127.0.0.1:{port}'
         common = ['--server', url, '--storage', storage, '--count', str(count)]
-        p, pc = run([b, 'producer'] + common)
-        w, wc = run([b, 'worker'] + common)
-        srv.terminate(); srv.wait(); shutil.rmtree(store, ignore_errors=True)
+        try:
+            p, pc = run([b, 'producer'] + common)
+            w, wc = run([b, 'worker'] + common)
+        finally:  # the server goes whatever happened
+            srv.terminate(); srv.wait(); shutil.rmtree(store, ignore_errors=True)
         d = res[b]; d['exp'].append(count / p['seconds']); d['con'].append(count / w['seconds'])
         d['pcpu'].append(pc); d['wcpu'].append(wc)
         print(f"round {r+1} {os.path.basename(b)}: export {count/p['seconds']:.0f}/s ({pc:.1f} µs CPU/event), "
