@@ -169,9 +169,10 @@ public final class NATSBridge: Service, Sendable {
         }
         try addImporter(type, mode: mode) { accepted in
             let batch = _BatchSettlement(count: accepted.count)
-            for (index, item) in accepted.enumerated() {
+            for index in accepted.indices {
+                let event = accepted[index].event as! E
                 bus.queue(
-                    _BridgedDelivery(event: item.event as! E, info: item.info, settlement: batch.settlement(index)))
+                    _BridgedDelivery(event: event, info: accepted[index].info, settlement: batch.settlement(index)))
             }
             return await batch.outcomes()
         }
