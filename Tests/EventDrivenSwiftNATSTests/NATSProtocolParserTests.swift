@@ -140,6 +140,9 @@ struct NATSProtocolParserTests {
         #expect(throws: JetStreamAPIError.self) {
             try JetStreamPublishAck.parse("{\"error\":{\"code\":503,\"err_code\":10039,\"description\":\"no\"}}")
         }
+        #expect(throws: JetStreamAPIError.self) { try JetStreamPublishAck.parse("{\"stream\":\"EDS\"}") }
+        let fromBuffer = try JetStreamPublishAck.parse(ByteBuffer(string: "{\"stream\":\"S\",\"seq\":9}"))
+        #expect(fromBuffer == JetStreamPublishAck(stream: "S", sequence: 9, duplicate: false))
         let client = NATSClient(configuration: NATSClientConfiguration(servers: []))
         func delivery(_ reply: String?) -> JetStreamMessage? {
             JetStreamMessage(NATSMessage(subject: "eds.x", replyTo: reply, payload: ByteBuffer()), client: client)
@@ -149,5 +152,18 @@ struct NATSProtocolParserTests {
         let long = delivery("$JS.ACK.hub.ACCHASH.EDS.workers.2.99.98.1700000000000000000.0.RANDOM")
         #expect(long?.deliveryCount == 2 && long?.streamSequence == 99)
         #expect(delivery("_INBOX.x") == nil && delivery(nil) == nil && delivery("$JS.ACK.EDS.w.x.1.2.3.4") == nil)
+        #expect(delivery("$JS.ACK.EDS.w.1..2.3.4") == nil && delivery("$JS.ACK.EDS.w.1.2.3.4.5.6") == nil)
+        #expect(
+            delivery("$JS.ACK.EDS.w.1a.2.3.4.5") == nil && delivery("$JS.ACK.EDS.w.10.20.3.4.5")?.streamSequence == 20)
+    }
+
+    @Test("X2: header names match whatever the case of their letters, and only letters fold")
+    func headerNamesIgnoreCase() {
+        var headers = NATSHeaders([("Nats-Msg-Id", "a"), ("X[1]", "b")])
+        #expect(headers["nats-msg-id"] == "a" && headers["NATS-MSG-ID"] == "a" && headers["Nats-Msg-Id"] == "a")
+        #expect(headers["Nats-Msg-Ie"] == nil && headers["Nats-Msg-I"] == nil && headers["Nats-Msg-Idx"] == nil)
+        #expect(headers["x[1]"] == "b" && headers["X{1}"] == nil)
+        headers["NATS-msg-ID"] = "c"
+        #expect(headers.fields.map(\.name) == ["X[1]", "NATS-msg-ID"] && headers["Nats-Msg-Id"] == "c")
     }
 }

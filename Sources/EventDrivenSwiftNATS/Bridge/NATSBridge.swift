@@ -92,11 +92,11 @@ public final class NATSBridge: Service, Sendable {
     /// exported again.
     /// - Throws: ``NATSBridgeError/unregisteredEventType(_:)``.
     public func export<E: Eventable & Codable>(_ type: E.Type) throws {
-        let entry = try events.entry(for: type)
         let exporter = self.exporter
+        let template = exporter.template(for: try events.entry(for: type))
         let handle = bus.listen(type, executeOn: .synchronous) { @Sendable event, _ in
             guard !_ImportMarker.isImporting else { return }
-            exporter.export(event, entry: entry)
+            exporter.export(event, template)
         }
         state.withLockedValue { $0.exportHandles.append(handle) }
     }
@@ -168,15 +168,13 @@ public final class NATSBridge: Service, Sendable {
             }
         }
         try addImporter(type, mode: mode) { accepted in
-            let settlements = accepted.map { item in
-                let settlement = _Settlement()
-                bus.queue(_BridgedDelivery(event: item.event as! E, info: item.info, settlement: settlement))
-                return settlement
+            let batch = _BatchSettlement(count: accepted.count)
+            for index in accepted.indices {
+                let event = accepted[index].event as! E
+                bus.queue(
+                    _BridgedDelivery(event: event, info: accepted[index].info, settlement: batch.settlement(index)))
             }
-            var outcomes: [(any Error)?] = []
-            outcomes.reserveCapacity(settlements.count)
-            for settlement in settlements { outcomes.append(await settlement.outcome()) }
-            return outcomes
+            return await batch.outcomes()
         }
     }
 
@@ -207,7 +205,8 @@ public final class NATSBridge: Service, Sendable {
     // MARK: Reports
 
     /// The messages this bridge dead-letters from now on (also published on
-    /// `<prefix>.deadletter.<name>`). Ends when the bridge stops.
+    /// `<prefix>.deadletter.<name>`, and posted to the bus's `deadLetters()` with reason
+    /// `.failed`). Ends when the bridge stops.
     public func deadLetters() -> AsyncStream<NATSDeadLetter> {
         let (stream, continuation) = AsyncStream.makeStream(of: NATSDeadLetter.self)
         let id = state.withLockedValue { state in
@@ -232,10 +231,14 @@ public final class NATSBridge: Service, Sendable {
         state.withLockedValue { $0.errorHandler }?(error)
     }
 
+    /// Reports a terminated message to the error handler, this bridge's ``deadLetters()`` and the
+    /// bus's `deadLetters()` (there as a ``NATSDeadLetter`` with reason `.failed`, not counted in
+    /// the bus's statistics: the bus never dispatched it).
     private func postDeadLetter(_ letter: NATSDeadLetter) {
         report(.deadLettered(messageID: letter.messageID ?? "-", event: letter.eventName, reason: letter.reason))
         let observers = state.withLockedValue { Array($0.deadLetterObservers.values) }
         for observer in observers { observer.yield(letter) }
+        bus.postDeadLetter(letter, reason: .failed)
     }
 }
 

@@ -1,3 +1,4 @@
+import EventDrivenSwift
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -26,7 +27,11 @@ public struct NATSDeliveryInfo: Sendable {
 }
 
 /// A message the bridge terminated and copied to `<prefix>.deadletter.<name>`.
-public struct NATSDeadLetter: Sendable, CustomStringConvertible {
+///
+/// It is an `Eventable`, so that the bridge can post it to its bus's `deadLetters()` (reason
+/// `.failed`) as well as to ``NATSBridge/deadLetters()``: one place to watch for everything the
+/// process gave up on, local or imported.
+public struct NATSDeadLetter: Eventable, CustomStringConvertible {
     /// The original message's `Nats-Msg-Id`, if it had one.
     public var messageID: String?
     /// The event name it carried (or the subject's last part).
@@ -44,30 +49,50 @@ public struct NATSDeadLetter: Sendable, CustomStringConvertible {
     public var description: String { "\(eventName) \(messageID ?? "-"): \(reason)" }
 }
 
-/// Ties an imported event's handler outcome to its message.
-final class _Settlement: Sendable {
-    private struct State: Sendable {
-        var outcome: (any Error)??
-        var waiter: CheckedContinuation<(any Error)?, Never>?
-    }
-
-    private let state = NIOLockedValueBox(State())
+/// Ties an imported event's handler outcome to its message: one slot of a fetched batch.
+struct _Settlement: Sendable {
+    let batch: _BatchSettlement
+    let index: Int
 
     /// `nil` for handled, or the error the handler threw.
-    func finish(_ error: (any Error)?) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<(any Error)?, Never>? in
-            state.outcome = .some(error)
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: error)
+    func finish(_ error: (any Error)?) { batch.finish(index, error) }
+}
+
+/// The outcomes of a batch of imported events, awaited once for the whole batch: the importer
+/// settles a batch only when every event of it is done, and waking it per event cost a thread
+/// switch per event.
+final class _BatchSettlement: Sendable {
+    private struct State: Sendable {
+        var outcomes: [(any Error)?]
+        var remaining: Int
+        var waiter: CheckedContinuation<[(any Error)?], Never>?
     }
 
-    /// Waits for ``finish(_:)``.
-    func outcome() async -> (any Error)? {
+    private let state: NIOLockedValueBox<State>
+
+    init(count: Int) {
+        state = NIOLockedValueBox(State(outcomes: Array(repeating: nil, count: count), remaining: count))
+    }
+
+    /// The slot of the batch's `index`-th event.
+    func settlement(_ index: Int) -> _Settlement { _Settlement(batch: self, index: index) }
+
+    func finish(_ index: Int, _ error: (any Error)?) {
+        let done = state.withLockedValue { state -> (CheckedContinuation<[(any Error)?], Never>, [(any Error)?])? in
+            state.outcomes[index] = error
+            state.remaining -= 1
+            guard state.remaining == 0, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return (waiter, state.outcomes)
+        }
+        if let (waiter, outcomes) = done { waiter.resume(returning: outcomes) }
+    }
+
+    /// Waits until every event of the batch is finished; one outcome per event, `nil` for handled.
+    func outcomes() async -> [(any Error)?] {
         await withCheckedContinuation { continuation in
-            let known = state.withLockedValue { state -> (any Error)?? in
-                if let outcome = state.outcome { return .some(outcome) }
+            let known = state.withLockedValue { state -> [(any Error)?]? in
+                if state.remaining == 0 { return state.outcomes }
                 state.waiter = continuation
                 return nil
             }

@@ -29,11 +29,36 @@ final class _Exporter: Sendable {
         self.report = report
     }
 
+    /// What every message of one event type shares, worked out once per type rather than per
+    /// event.
+    struct Template: Sendable {
+        let entry: NATSEventRegistry.Entry
+        let subject: String
+        let version: String
+        let source: String
+    }
+
+    /// The template of `entry`'s messages.
+    func template(for entry: NATSEventRegistry.Entry) -> Template {
+        Template(
+            entry: entry, subject: configuration.subject(for: entry.name), version: String(entry.version),
+            source: configuration.source)
+    }
+
     /// Publishes `event`; `completion`, if given, gets the outcome after the last attempt.
     func export(
         _ event: any Eventable, entry: NATSEventRegistry.Entry,
         completion: (@Sendable (Result<Void, NATSBridgeError>) -> Void)? = nil
     ) {
+        export(event, template(for: entry), completion: completion)
+    }
+
+    /// Publishes `event` with a template made by ``template(for:)``.
+    func export(
+        _ event: any Eventable, _ template: Template,
+        completion: (@Sendable (Result<Void, NATSBridgeError>) -> Void)? = nil
+    ) {
+        let entry = template.entry
         let messageID = messageIDs.next()
         let body: Data
         do {
@@ -46,18 +71,18 @@ final class _Exporter: Sendable {
             completion?(.failure(failure))
             return
         }
-        var headers = NATSHeaders()
+        var headers = NATSHeaders(reservingCapacity: 5)
         headers.append(NATSHeaderName.messageID, messageID)
         headers.append(NATSHeaderName.event, entry.name)
-        headers.append(NATSHeaderName.eventVersion, String(entry.version))
-        headers.append(NATSHeaderName.source, configuration.source)
+        headers.append(NATSHeaderName.eventVersion, template.version)
+        headers.append(NATSHeaderName.source, template.source)
         if let traceparent = NATSTraceContext.traceparent {
             headers.append(NATSHeaderName.traceparent, traceparent)
         }
         counters.exported.add(1, ordering: .relaxed)
         inFlight.withLockedValue { $0.count += 1 }
         let publish = _Publish(
-            subject: configuration.subject(for: entry.name), headers: headers, body: ByteBuffer(bytes: body),
+            subject: template.subject, headers: headers, body: ByteBuffer(bytes: body),
             messageID: messageID, event: entry.name, completion: completion)
         attempt(publish, number: 1)
     }

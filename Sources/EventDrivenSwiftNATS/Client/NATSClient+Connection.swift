@@ -22,7 +22,8 @@ extension NATSClient {
             [weak self] _ in self?.sweepExpiredRequests()
         }
         state.withLockedValue { $0.sweeper = sweeper }
-        try subscribe(to: "\(inboxPrefix).*") { [weak self] message in self?.receivedReply(message) }
+        let inbox = try subscribe(to: "\(inboxPrefix).*") { [weak self] message in self?.receivedReply(message) }
+        state.withLockedValue { $0.inboxSID = inbox.id }
     }
 
     /// Flushes what was published (bounded by a second), then closes the connection. Pending
@@ -36,17 +37,19 @@ extension NATSClient {
                 group.cancelAll()
             }
         }
-        let (channel, requests, waiters, sweeper, reconnect) = state.withLockedValue { state in
+        let (channel, requests, waiters, sweeper, reconnect, pingTimer) = state.withLockedValue { state in
             let channel = state.channel
             state.phase = .closed
             let (requests, waiters) = state.takeWaiters()
             defer {
                 state.sweeper = nil
                 state.reconnectTask = nil
+                state.pingTimer = nil
             }
-            return (channel, requests, waiters, state.sweeper, state.reconnectTask)
+            return (channel, requests, waiters, state.sweeper, state.reconnectTask, state.pingTimer)
         }
         sweeper?.cancel()
+        pingTimer?.cancel()
         reconnect?.cancel()
         for request in requests { request.callback(.failure(.closed)) }
         for waiter in waiters { waiter.resume(throwing: NATSError.closed) }
@@ -116,7 +119,7 @@ extension NATSClient {
                 let isAddress = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
                 return try NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host)
             },
-            frame: { [weak self] frame in self?.received(frame) },
+            frames: { [weak self] frames in self?.received(frames) },
             inactive: { [weak self] channel in self?.connectionLost(channel) },
             writable: { [weak self] channel in self?.writePending(to: channel) },
             protocolError: { [weak self] error in
@@ -143,11 +146,17 @@ extension NATSClient {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Makes `channel` the connection: subscriptions first, then whatever waited to be written.
+    /// Makes `channel` the connection: subscriptions first, then whatever waited to be written;
+    /// starts its keep-alive.
     private func install(_ channel: any Channel) {
+        let pingTimer = startKeepAlive(on: channel)
         let bytes: ByteBuffer? = state.withLockedValue { state in
             guard !state.isClosed else { return nil }
             state.phase = .connected(channel)
+            state.pingsOutstanding = 0
+            state.pingTimer = pingTimer
+            // Counted before anything can be written on it, so whoever sees traffic sees the count.
+            counters.connects.add(1, ordering: .relaxed)
             var out = channel.allocator.buffer(capacity: 1024 + state.pending.readableBytes)
             state.resubscriptions(into: &out)
             out.writeBuffer(&state.pending)
@@ -156,21 +165,24 @@ extension NATSClient {
             return out
         }
         guard let bytes else {
+            pingTimer?.cancel()
             channel.close(promise: nil)
             return
         }
-        counters.connects.add(1, ordering: .relaxed)
         channel.writeAndFlush(bytes, promise: nil)
     }
 
     private func connectionLost(_ channel: any Channel) {
-        let lost: ([_ClientState.PendingRequest], [CheckedContinuation<Void, any Error>])? = state.withLockedValue {
-            state in
+        typealias Lost = ([_ClientState.PendingRequest], [CheckedContinuation<Void, any Error>], RepeatedTask?)
+        let lost: Lost? = state.withLockedValue { state in
             guard let current = state.channel, current === channel else { return nil }
             state.phase = .reconnecting
-            return state.takeWaiters()
+            defer { state.pingTimer = nil }
+            let (requests, waiters) = state.takeWaiters()
+            return (requests, waiters, state.pingTimer)
         }
-        guard let (requests, waiters) = lost else { return }
+        guard let (requests, waiters, pingTimer) = lost else { return }
+        pingTimer?.cancel()
         counters.disconnects.add(1, ordering: .relaxed)
         counters.requestsLost.add(requests.count, ordering: .relaxed)
         logger.warning("NATS connection lost; reconnecting")
@@ -198,45 +210,6 @@ extension NATSClient {
             }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, policy.maximumDelay)
-        }
-    }
-
-    // MARK: Frames
-
-    private func received(_ frame: NATSServerFrame) {
-        switch frame {
-        case .message(let message):
-            counters.messagesIn.add(1, ordering: .relaxed)
-            let handler = state.withLockedValue { $0.subscriptions[message.subscriptionID]?.handler }
-            if let handler {
-                handler(message)
-            } else {
-                counters.messagesWithoutSubscription.add(1, ordering: .relaxed)
-            }
-        case .pong:
-            let waiter = state.withLockedValue { state in
-                state.pongWaiters.isEmpty ? nil : state.pongWaiters.removeFirst()
-            }
-            waiter?.resume()
-        case .error(let detail):
-            counters.serverErrors.add(1, ordering: .relaxed)
-            logger.error("NATS server error: \(detail)")
-        case .info(let info):
-            state.withLockedValue { $0.serverInfo = info }
-        case .ok, .ping:
-            break
-        }
-    }
-
-    private func receivedReply(_ message: NATSMessage) {
-        guard let dot = message.subject.lastIndex(of: "."),
-            let token = UInt64(message.subject[message.subject.index(after: dot)...])
-        else { return }
-        guard let request = state.withLockedValue({ $0.requests.removeValue(forKey: token) }) else { return }
-        if message.headers.status == 503 {
-            request.callback(.failure(.noResponders(subject: message.subject)))
-        } else {
-            request.callback(.success(message))
         }
     }
 

@@ -225,6 +225,7 @@ public final class NATSSubscription: Sendable {
         self.client = client
     }
 
-    /// Stops the subscription (`UNSUB`); messages already on their way are not delivered.
+    /// Stops the subscription (`UNSUB`); messages still on their way are not delivered, but for
+    /// those the client had already read together with the message being handled.
     public func unsubscribe() { client.unsubscribe(id) }
 }

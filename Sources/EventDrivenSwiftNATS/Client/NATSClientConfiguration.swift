@@ -43,6 +43,17 @@ public struct NATSClientConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(5)
     /// How long one connection attempt, handshake included, may take.
     public var connectTimeout: Duration = .seconds(5)
+    /// How often the client sends `PING` on an open connection, to find out that it still
+    /// works: a connection can die without the socket noticing (a peer that vanished, a NAT or
+    /// firewall that forgot it). Two minutes by default, as other NATS clients do; `.zero` turns
+    /// the keep-alive off.
+    public var pingInterval: Duration = .seconds(120)
+    /// How many keep-alive `PING`s may go unanswered. When the interval comes round with this
+    /// many still unanswered, the connection is stale: the client closes it and reconnects like
+    /// after any lost connection (backoff, subscriptions re-established, counted in
+    /// ``NATSClientStatistics/disconnects`` and ``NATSClientStatistics/staleConnections``). Any
+    /// `PONG` from the server answers them all. At least 1; 2 by default.
+    public var maximumPingsOutstanding = 2
 
     /// A configuration for the given servers.
     public init(servers: [URL]) {

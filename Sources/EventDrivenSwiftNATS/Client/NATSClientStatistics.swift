@@ -8,8 +8,11 @@ public struct NATSClientStatistics: Sendable, Equatable {
     public var messagesIn = 0
     /// Connections established, the first one included.
     public var connects = 0
-    /// Connections lost while the client was open.
+    /// Connections lost while the client was open, stale ones included.
     public var disconnects = 0
+    /// Connections the client closed because keep-alive `PING`s went unanswered
+    /// (``NATSClientConfiguration/maximumPingsOutstanding``); also counted in ``disconnects``.
+    public var staleConnections = 0
     /// Protocol errors (bad bytes from the server).
     public var protocolErrors = 0
     /// `-ERR` operations from the server.
@@ -30,6 +33,7 @@ final class _NATSClientCounters: Sendable {
     let messagesIn = Atomic<Int>(0)
     let connects = Atomic<Int>(0)
     let disconnects = Atomic<Int>(0)
+    let staleConnections = Atomic<Int>(0)
     let protocolErrors = Atomic<Int>(0)
     let serverErrors = Atomic<Int>(0)
     let outboundBufferFull = Atomic<Int>(0)
@@ -43,6 +47,7 @@ final class _NATSClientCounters: Sendable {
             messagesIn: messagesIn.load(ordering: .relaxed),
             connects: connects.load(ordering: .relaxed),
             disconnects: disconnects.load(ordering: .relaxed),
+            staleConnections: staleConnections.load(ordering: .relaxed),
             protocolErrors: protocolErrors.load(ordering: .relaxed),
             serverErrors: serverErrors.load(ordering: .relaxed),
             outboundBufferFull: outboundBufferFull.load(ordering: .relaxed),

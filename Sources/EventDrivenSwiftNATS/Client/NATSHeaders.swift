@@ -12,6 +12,11 @@ public struct NATSHeaders: Sendable, Equatable, Sequence {
     /// Empty headers.
     public init() {}
 
+    /// Empty headers with room for `capacity` fields.
+    init(reservingCapacity capacity: Int) {
+        fields.reserveCapacity(capacity)
+    }
+
     /// Headers with the given pairs, in order.
     public init(_ pairs: [(String, String)]) {
         for (name, value) in pairs { append(name, value) }
@@ -23,15 +28,22 @@ public struct NATSHeaders: Sendable, Equatable, Sequence {
     /// The first value of `name`, or `nil`; setting replaces every value of `name`.
     public subscript(name: String) -> String? {
         get {
-            // Exact spelling first: what peers send in practice, and no allocation.
+            // Exact spelling first: what peers send in practice.
             if let exact = fields.first(where: { $0.name == name }) { return exact.value }
-            let lowered = name.lowercased()
-            return fields.first { $0.name.lowercased() == lowered }?.value
+            return fields.first { Self.namesMatch($0.name, name) }?.value
         }
         set {
-            let lowered = name.lowercased()
-            fields.removeAll { $0.name.lowercased() == lowered }
+            fields.removeAll { Self.namesMatch($0.name, name) }
             if let newValue { fields.append((name, newValue)) }
+        }
+    }
+
+    /// Whether two names are equal but for the case of ASCII letters (header names are ASCII),
+    /// compared byte by byte: lower-casing both allocated two strings per field on every look-up
+    /// of a header that is absent.
+    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8) { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
         }
     }
 

@@ -27,8 +27,16 @@ struct _ClientState: Sendable {
     var subscriptions: [UInt64: SubscriptionEntry] = [:]
     var nextSID: UInt64 = 1
     var requests: [UInt64: PendingRequest] = [:]
+    /// The subscription of the request inbox: its messages answer ``requests``.
+    var inboxSID: UInt64?
     var nextToken: UInt64 = 1
-    var pongWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// One entry per `PING` sent, in order, matched by the server's `PONG`s: a ``NATSClient/flush()``
+    /// waiting, or `nil` for a keep-alive `PING`.
+    var pongWaiters: [CheckedContinuation<Void, any Error>?] = []
+    /// Keep-alive `PING`s sent on this connection since the last `PONG`.
+    var pingsOutstanding = 0
+    /// The connection's keep-alive timer.
+    var pingTimer: RepeatedTask?
     var serverInfo: NATSServerInfo?
     var sweeper: RepeatedTask?
     var reconnectTask: Task<Void, Never>?
@@ -56,6 +64,6 @@ struct _ClientState: Sendable {
             requests = [:]
             pongWaiters = []
         }
-        return (Array(requests.values), pongWaiters)
+        return (Array(requests.values), pongWaiters.compactMap { $0 })
     }
 }

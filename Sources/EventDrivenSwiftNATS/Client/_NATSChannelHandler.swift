@@ -2,7 +2,8 @@ import NIOCore
 
 /// Reads a connection's bytes into frames, runs the `INFO` → `CONNECT` → `PING`/`PONG`
 /// handshake (with the TLS upgrade between `INFO` and `CONNECT`), answers the server's `PING`,
-/// and hands every later frame to the client. Lives on its channel's event loop only.
+/// and hands every later frame to the client, all the frames of one read together. Lives on its
+/// channel's event loop only.
 final class _NATSChannelHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -12,8 +13,8 @@ final class _NATSChannelHandler: ChannelInboundHandler {
         var connectJSON: @Sendable (NATSServerInfo) -> String
         /// A TLS handler to put first in the pipeline, when TLS is to be used with this server.
         var tlsHandler: @Sendable (NATSServerInfo) throws -> (any ChannelHandler)?
-        /// A frame after the handshake.
-        var frame: @Sendable (NATSServerFrame) -> Void
+        /// The frames after the handshake that one read brought, in order.
+        var frames: @Sendable ([NATSServerFrame]) -> Void
         /// The connection closed after the handshake.
         var inactive: @Sendable (any Channel) -> Void
         /// The channel became writable again.
@@ -30,6 +31,8 @@ final class _NATSChannelHandler: ChannelInboundHandler {
     private let handshake: EventLoopPromise<NATSServerInfo>
     private var info: NATSServerInfo?
     private let hooks: Hooks
+    /// Frames of the current read for ``Hooks/frames``.
+    private var ready: [NATSServerFrame] = []
 
     init(handshake: EventLoopPromise<NATSServerInfo>, hooks: Hooks) {
         self.handshake = handshake
@@ -49,9 +52,12 @@ final class _NATSChannelHandler: ChannelInboundHandler {
                 try handle(frame, context: context)
             }
             if let buffer = cumulation, buffer.readableBytes == 0 { cumulation = nil }
+            handOver()
         } catch let error as NATSError {
+            handOver()
             fail(error, context: context)
         } catch {
+            handOver()
             fail(.protocolError("\(error)"), context: context)
         }
     }
@@ -90,10 +96,19 @@ final class _NATSChannelHandler: ChannelInboundHandler {
                 throw NATSError.protocolError("unexpected frame during the handshake")
             }
         case .ready:
-            hooks.frame(frame)
+            ready.append(frame)
         case .closed:
             break
         }
+    }
+
+    /// Gives the client what this read brought: one call, so that it takes its lock once per read
+    /// rather than once or twice per message.
+    private func handOver() {
+        guard !ready.isEmpty else { return }
+        let frames = ready
+        ready.removeAll(keepingCapacity: true)
+        hooks.frames(frames)
     }
 
     private func fail(_ error: NATSError, context: ChannelHandlerContext) {

@@ -136,7 +136,7 @@ public struct JetStream: Sendable {
         try client.request(payload, to: subject, headers: headers, timeout: timeout ?? self.timeout) { result in
             switch result {
             case .success(let reply):
-                completion(Result { try JetStreamPublishAck.parse(reply.string) })
+                completion(Result { try JetStreamPublishAck.parse(reply.payload) })
             case .failure(let error):
                 completion(.failure(error))
             }

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// A message delivered by a JetStream consumer, with the operations that settle it.
@@ -15,29 +16,49 @@ public struct JetStreamMessage: Sendable {
     /// the longer form with domain and account hash); `nil` when it has none.
     init?(_ message: NATSMessage, client: NATSClient) {
         guard let reply = message.replyTo, reply.hasPrefix("$JS.ACK.") else { return nil }
-        // Scanned as bytes: splitting the subject into strings cost more than the rest of a delivery.
-        let utf8 = Array(reply.utf8)
-        var dots: [Int] = []
-        dots.reserveCapacity(12)
-        for (index, byte) in utf8.enumerated() where byte == UInt8(ascii: ".") { dots.append(index) }
-        let first: Int
-        switch dots.count + 1 {
-        case 9: first = 4
-        case 11...: first = 6
-        default: return nil
-        }
-        func number(_ token: Int) -> UInt64? {
-            let start = dots[token - 1] + 1
-            let end = token < dots.count ? dots[token] : utf8.count
-            guard start < end else { return nil }
+        // Scanned as bytes where the string keeps them: splitting the subject into strings, or
+        // copying it into arrays, cost more than the rest of a delivery.
+        var ackSubject = reply
+        let numbers = ackSubject.withUTF8 { utf8 -> (delivered: UInt64, sequence: UInt64)? in
+            // One pass: the numbers in tokens 4 to 7 (nil unless all digits), and the count of
+            // tokens, which says whether the delivery count is token 4 (9 tokens) or 6 (11 or more).
+            var numbers: (UInt64?, UInt64?, UInt64?, UInt64?) = (nil, nil, nil, nil)
+            var token = 0
             var value: UInt64 = 0
-            for byte in utf8[start..<end] {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                value = value &* 10 &+ UInt64(byte - UInt8(ascii: "0"))
+            var digits = 0
+            var isNumber = true
+            func endToken() {
+                guard isNumber, digits > 0 else { return }
+                switch token {
+                case 4: numbers.0 = value
+                case 5: numbers.1 = value
+                case 6: numbers.2 = value
+                case 7: numbers.3 = value
+                default: break
+                }
             }
-            return value
+            for byte in utf8 {
+                if byte == UInt8(ascii: ".") {
+                    endToken()
+                    token += 1
+                    value = 0
+                    digits = 0
+                    isNumber = true
+                } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                    value = value &* 10 &+ UInt64(byte - UInt8(ascii: "0"))
+                    digits += 1
+                } else {
+                    isNumber = false
+                }
+            }
+            endToken()
+            switch token + 1 {
+            case 9: return numbers.0.flatMap { delivered in numbers.1.map { (delivered, $0) } }
+            case 11...: return numbers.2.flatMap { delivered in numbers.3.map { (delivered, $0) } }
+            default: return nil
+            }
         }
-        guard let delivered = number(first), let sequence = number(first + 1) else { return nil }
+        guard let (delivered, sequence) = numbers else { return nil }
         self.message = message
         self.deliveryCount = Int(delivered)
         self.streamSequence = sequence
@@ -52,7 +73,7 @@ public struct JetStreamMessage: Sendable {
     public var payload: ByteBuffer { message.payload }
 
     /// Handled: the server will not deliver it again (`+ACK`).
-    public func ack() throws { try reply("+ACK") }
+    public func ack() throws { try reply(Self.ackBody) }
 
     /// Not handled: deliver it again, after `delay` if given (`-NAK`).
     public func nak(delay: Duration? = nil) throws {
@@ -62,14 +83,22 @@ public struct JetStreamMessage: Sendable {
     }
 
     /// Never deliver it again, although it was not handled (`+TERM`).
-    public func term() throws { try reply("+TERM") }
+    public func term() throws { try reply(Self.termBody) }
 
     /// Still working on it: restart the ack wait (`+WPI`).
     public func inProgress() throws { try reply("+WPI") }
 
+    /// The bodies sent for every message, made once: a buffer per ack was an allocation per event.
+    private static let ackBody = ByteBuffer(string: "+ACK")
+    private static let termBody = ByteBuffer(string: "+TERM")
+
     private func reply(_ body: String) throws {
+        try reply(ByteBuffer(string: body))
+    }
+
+    private func reply(_ body: ByteBuffer) throws {
         guard let replyTo = message.replyTo else { return }
-        try client.publish(ByteBuffer(string: body), to: replyTo)
+        try client.publish(body, to: replyTo)
     }
 }
 
@@ -85,41 +114,55 @@ public struct JetStreamPublishAck: Sendable, Equatable {
     /// Reads `{"stream":"EDS","seq":12,"duplicate":true}` by scanning its bytes (the hot path:
     /// one per publish), or throws the error the server sent instead.
     static func parse(_ body: String) throws -> JetStreamPublishAck {
-        let bytes = Array(body.utf8)
+        var body = body
+        return try body.withUTF8 { try parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``parse(_:)-(String)`` on a reply's body where it lies, without copying it into a string.
+    static func parse(_ payload: ByteBuffer) throws -> JetStreamPublishAck {
+        try payload.withUnsafeReadableBytes { try parse($0) }
+    }
+
+    private static func parse(_ bytes: UnsafeRawBufferPointer) throws -> JetStreamPublishAck {
         if find("\"error\"", in: bytes) != nil {
-            let response = try? JSONDecoderCache.decoder.decode(_ErrorOnly.self, from: bytes)
-            throw response?.error ?? JetStreamAPIError(code: 0, errorCode: nil, errorDescription: body)
+            let response = try? JSONDecoderCache.decoder.decode(_ErrorOnly.self, from: Data(bytes))
+            throw response?.error
+                ?? JetStreamAPIError(code: 0, errorCode: nil, errorDescription: String(decoding: bytes, as: UTF8.self))
         }
         /// The bytes of the value after `"key":`, without quotes.
-        func value(of key: String) -> ArraySlice<UInt8>? {
-            guard var index = find("\"\(key)\":", in: bytes) else { return nil }
+        func value(of key: StaticString) -> Slice<UnsafeRawBufferPointer>? {
+            guard var index = find(key, in: bytes) else { return nil }
             while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\"") {
                 index += 1
             }
             var end = index
-            while end < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "\"")].contains(bytes[end]) {
+            while end < bytes.count, bytes[end] != UInt8(ascii: ","), bytes[end] != UInt8(ascii: "}"),
+                bytes[end] != UInt8(ascii: "\"")
+            {
                 end += 1
             }
             return bytes[index..<end]
         }
-        guard let stream = value(of: "stream"), let digits = value(of: "seq"), !digits.isEmpty,
+        guard let stream = value(of: "\"stream\":"), let digits = value(of: "\"seq\":"), !digits.isEmpty,
             digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else {
-            throw JetStreamAPIError(code: 0, errorCode: nil, errorDescription: "unreadable publish ack: \(body)")
+            throw JetStreamAPIError(
+                code: 0, errorCode: nil,
+                errorDescription: "unreadable publish ack: \(String(decoding: bytes, as: UTF8.self))")
         }
         let sequence = digits.reduce(UInt64(0)) { $0 &* 10 &+ UInt64($1 - UInt8(ascii: "0")) }
         return JetStreamPublishAck(
             stream: String(decoding: stream, as: UTF8.self), sequence: sequence,
-            duplicate: value(of: "duplicate").map { $0.elementsEqual("true".utf8) } ?? false)
+            duplicate: value(of: "\"duplicate\":").map { $0.elementsEqual("true".utf8) } ?? false)
     }
 
     /// The index just past the first occurrence of `needle` in `bytes`.
-    private static func find(_ needle: String, in bytes: [UInt8]) -> Int? {
-        let pattern = Array(needle.utf8)
-        guard bytes.count >= pattern.count else { return nil }
+    private static func find(_ needle: StaticString, in bytes: UnsafeRawBufferPointer) -> Int? {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
         var index = 0
         while index <= bytes.count - pattern.count {
-            if bytes[index] == pattern[0], bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
                 return index + pattern.count
             }
             index += 1

@@ -122,40 +122,65 @@ struct NATSProtocolParser {
     }
 
     /// `NATS/1.0[ status[ description]]` then `Name: Value` lines, then an empty line.
+    ///
+    /// One pass over the raw bytes, with room for the fields made once and the names the bridge
+    /// writes taken from constants: a message's headers cost the strings of their values and
+    /// little more.
     static func parseHeaders(_ block: ByteBuffer) throws -> NATSHeaders {
-        let bytes = block.readableBytesView
-        var lines: [ByteBufferView.SubSequence] = []
-        var start = bytes.startIndex
-        var index = start
-        while index < bytes.endIndex {
-            if bytes[index] == lf {
-                var end = index
-                if end > start, bytes[end - 1] == cr { end -= 1 }
-                lines.append(bytes[start..<end])
-                start = index + 1
+        try block.withUnsafeReadableBytes { try parseHeaders($0) }
+    }
+
+    private static func parseHeaders(_ bytes: UnsafeRawBufferPointer) throws -> NATSHeaders {
+        var lineCount = 0
+        for byte in bytes where byte == lf { lineCount += 1 }
+        var headers = NATSHeaders(reservingCapacity: lineCount)
+        var start = 0
+        var isFirst = true
+        while start < bytes.count {
+            var lineEnd = start
+            while lineEnd < bytes.count, bytes[lineEnd] != lf { lineEnd += 1 }
+            var end = lineEnd
+            if end > start, bytes[end - 1] == cr { end -= 1 }
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            start = lineEnd + 1
+            if isFirst {
+                isFirst = false
+                guard line.starts(with: "NATS/1.0".utf8) else {
+                    throw NATSError.protocolError("headers do not start with NATS/1.0")
+                }
+                let statusPart = line.dropFirst(8).drop { $0 == UInt8(ascii: " ") }
+                if !statusPart.isEmpty {
+                    let code = statusPart.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                    headers.status = integer(code).map { Int($0) }
+                    let description = statusPart.dropFirst(code.count).drop { $0 == UInt8(ascii: " ") }
+                    headers.statusDescription = description.isEmpty ? nil : String(decoding: description, as: UTF8.self)
+                }
+                continue
             }
-            index += 1
-        }
-        if start < bytes.endIndex { lines.append(bytes[start..<bytes.endIndex]) }
-        guard let version = lines.first, version.starts(with: "NATS/1.0".utf8) else {
-            throw NATSError.protocolError("headers do not start with NATS/1.0")
-        }
-        var headers = NATSHeaders()
-        let statusPart = version.dropFirst(8).drop { $0 == UInt8(ascii: " ") }
-        if !statusPart.isEmpty {
-            let code = statusPart.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-            headers.status = integer(code).map { Int($0) }
-            let description = statusPart.dropFirst(code.count).drop { $0 == UInt8(ascii: " ") }
-            headers.statusDescription = description.isEmpty ? nil : String(decoding: description, as: UTF8.self)
-        }
-        for line in lines.dropFirst() where !line.isEmpty {
+            if line.isEmpty { continue }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
                 throw NATSError.protocolError("header line without a colon")
             }
+            let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
             let value = line[(colon + 1)...].drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-            headers.append(String(decoding: line[..<colon], as: UTF8.self), String(decoding: value, as: UTF8.self))
+            headers.append(
+                knownName(name) ?? String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
+        if isFirst { throw NATSError.protocolError("headers do not start with NATS/1.0") }
         return headers
+    }
+
+    /// The header names the bridge writes, as written: literals, which cost no allocation.
+    private static let knownNames: [String] = [
+        NATSHeaderName.messageID, NATSHeaderName.event, NATSHeaderName.eventVersion, NATSHeaderName.source,
+        NATSHeaderName.traceparent, NATSHeaderName.error,
+    ]
+
+    private static func knownName(_ bytes: UnsafeRawBufferPointer) -> String? {
+        for name in knownNames where name.utf8.count == bytes.count && name.utf8.elementsEqual(bytes) {
+            return name
+        }
+        return nil
     }
 
     private static func upper<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
