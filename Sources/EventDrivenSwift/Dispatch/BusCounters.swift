@@ -119,6 +119,9 @@ struct _DeliveryTally {
     var failed = 0
     var dropped = 0
 
+    /// Counts one outcome. Inlined: a drainer calls it for every delivery, and a delivery is
+    /// almost always `.delivered`, which the caller's loop then adds without a call.
+    @inline(__always)
     mutating func record(_ outcome: _DeliveryOutcome) {
         switch outcome {
         case .delivered: delivered += 1
