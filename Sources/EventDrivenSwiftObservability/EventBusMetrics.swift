@@ -27,9 +27,13 @@ import Tracing
 /// `depthSamplingInterval` while the interceptor is on a bus, and once more when a depth falls
 /// back to zero; `sampleMailboxDepths()` samples at once.
 public final class EventBusMetrics: EventInterceptor {
+    /// A metric's label and the values of its dimensions (their names follow from the label),
+    /// so that finding a made metric allocates nothing.
     private struct Key: Hashable {
         let label: String
-        let dimensions: [String]
+        let bus: String
+        let event: String?
+        let third: String?
     }
 
     private let factory: any MetricsFactory
@@ -65,31 +69,30 @@ public final class EventBusMetrics: EventInterceptor {
 
     /// Counts the dispatch.
     public func didDispatch(_ dispatch: EventDispatchInfo, context: inout ServiceContext) {
-        counter("eventbus.events.dispatched", [("bus", dispatch.busLabel), ("event", dispatch.eventType)]).increment()
+        counter("eventbus.events.dispatched", bus: dispatch.busLabel, event: dispatch.eventType).increment()
     }
 
     /// Counts a dispatch refused after shutdown.
     public func didReject(_ dispatch: EventDispatchInfo) {
-        counter("eventbus.events.rejected", [("bus", dispatch.busLabel)]).increment()
+        counter("eventbus.events.rejected", bus: dispatch.busLabel).increment()
     }
 
     /// Counts an event no one subscribed to.
     public func didFindNoReceiver(_ dispatch: EventDispatchInfo) {
-        counter("eventbus.events.undelivered", [("bus", dispatch.busLabel), ("event", dispatch.eventType)])
-            .increment()
+        counter("eventbus.events.undelivered", bus: dispatch.busLabel, event: dispatch.eventType).increment()
     }
 
     /// Counts the delivery's outcome and times its handler.
     public func didDeliver(_ delivery: EventDeliveryInfo, result: EventDeliveryResult) {
         counter(
-            "eventbus.deliveries",
-            [("bus", delivery.busLabel), ("event", delivery.eventType), ("outcome", result.outcome.label)]
+            "eventbus.deliveries", bus: delivery.busLabel, event: delivery.eventType,
+            ("outcome", result.outcome.label)
         ).increment()
         if let duration = result.duration, let receiver = delivery.receiver {
             let (seconds, attoseconds) = duration.components
             timer(
-                "eventbus.handler.duration",
-                [("bus", delivery.busLabel), ("event", delivery.eventType), ("receiver", receiver.kind.label)]
+                "eventbus.handler.duration", bus: delivery.busLabel, event: delivery.eventType,
+                ("receiver", receiver.kind.label)
             ).recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         }
     }
@@ -102,27 +105,39 @@ public final class EventBusMetrics: EventInterceptor {
 
     // MARK: Metrics, made once per dimension set
 
-    func gauge(_ label: String, _ dimensions: [(String, String)]) -> Gauge {
-        made(in: gauges, label, dimensions) { Gauge(label: label, dimensions: dimensions, factory: factory) }
+    func gauge(_ label: String, bus: String, _ third: (name: String, value: String)) -> Gauge {
+        made(in: gauges, label, bus: bus, event: nil, third) { Gauge(label: label, dimensions: $0, factory: factory) }
     }
 
-    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
-        made(in: counters, label, dimensions) { Counter(label: label, dimensions: dimensions, factory: factory) }
-    }
-
-    private func timer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
-        made(in: timers, label, dimensions) {
-            CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
+    private func counter(
+        _ label: String, bus: String, event: String? = nil, _ third: (name: String, value: String)? = nil
+    ) -> Counter {
+        made(in: counters, label, bus: bus, event: event, third) {
+            Counter(label: label, dimensions: $0, factory: factory)
         }
     }
 
+    private func timer(
+        _ label: String, bus: String, event: String, _ third: (name: String, value: String)
+    ) -> CoreMetrics.Timer {
+        made(in: timers, label, bus: bus, event: event, third) {
+            CoreMetrics.Timer(label: label, dimensions: $0, factory: factory)
+        }
+    }
+
+    /// The metric of `label` for these dimension values, made with its dimensions the first
+    /// time (`bus`, then `event` if any, then `third` if any, in that order).
     private func made<Metric>(
-        in cache: borrowing Mutex<[Key: Metric]>, _ label: String, _ dimensions: [(String, String)], make: () -> Metric
+        in cache: borrowing Mutex<[Key: Metric]>, _ label: String, bus: String, event: String?,
+        _ third: (name: String, value: String)?, make: ([(String, String)]) -> Metric
     ) -> Metric {
-        let key = Key(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
+        let key = Key(label: label, bus: bus, event: event, third: third?.value)
         return cache.withLock { cache in
             if let metric = cache[key] { return metric }
-            let metric = make()
+            var dimensions = [("bus", bus)]
+            if let event { dimensions.append(("event", event)) }
+            if let third { dimensions.append((third.name, third.value)) }
+            let metric = make(dimensions)
             cache[key] = metric
             return metric
         }
@@ -165,7 +180,7 @@ final class _DepthSampler: Sendable {
             return last
         }
         for kind in wereNonzero.union(depths.keys) {
-            metrics.gauge("eventbus.mailbox.depth", [("bus", bus.label), ("receiver", kind.label)])
+            metrics.gauge("eventbus.mailbox.depth", bus: bus.label, ("receiver", kind.label))
                 .record(depths[kind] ?? 0)
         }
     }
