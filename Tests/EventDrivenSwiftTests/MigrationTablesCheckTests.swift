@@ -5,7 +5,7 @@ import Testing
 /// row tested"): each row's last cell, "Test", names `Suite/function`, and a Swift Testing test of
 /// that name must exist in the test sources. The README's copies of the tables must be the
 /// articles' rows without that column.
-@Suite("Migration articles: every table row names a test")
+@Suite("K2: migration articles, every table row names a test that exists")
 struct MigrationTablesCheckTests {
     static let articles = [
         "MigratingFromEventDrivenSwift52.md", "MigratingFromCausality.md", "MigratingFromSwiftEventBus.md",
