@@ -5,7 +5,9 @@ import Synchronization
 ///
 /// A dispatch enters, then checks the shutdown flag; a shutdown sets the flag, then waits for
 /// the count to reach zero. Both sides are sequentially consistent, so a dispatch that missed the
-/// flag is always seen by the shutdown.
+/// flag is always seen by the shutdown. Every route is in the count while it lives (``_Route``):
+/// a dispatch that delivers through a route it holds is counted by that route, without entering
+/// itself, and a shutdown removes every route before it waits.
 final class _DispatchesInFlight: Sendable {
     private let count = Atomic<Int>(0)
     private let isClosing = Atomic<Bool>(false)

@@ -140,10 +140,12 @@ public final class EventBus: Sendable {
     /// A served dispatch is not counted in flight (``_DispatchesInFlight``): its entries are
     /// appended under the registry lock, and a shutdown removes the subscriptions under that lock
     /// before it closes their mailboxes, so every entry a served dispatch made is in its mailbox
-    /// when the mailbox is closed, and is counted there. Every other path settles outcomes after
-    /// the lock (consumers, synchronous handlers, pools, tasks, no subscriber): it enters the
-    /// count, then checks the lifecycle again, and a dispatch that lost that race with a shutdown
-    /// is rejected like one that came after it.
+    /// when the mailbox is closed, and is counted there. A dispatch that delivers after the lock
+    /// (synchronous handlers, pools, tasks) holds the route it retained under the lock, and every
+    /// route is in the count while it lives (see ``_Route``), so a shutdown that removed every
+    /// route waits for it. The rest (consumers, no subscriber) enter the count, then check the
+    /// lifecycle again: a dispatch that lost that race with a shutdown is rejected like one that
+    /// came after it.
     @usableFromInline
     func route(
         key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
