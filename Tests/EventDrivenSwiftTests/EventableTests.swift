@@ -135,7 +135,7 @@ struct EventableTests {
         }
         let scheduledAround = DispatchTime.now()
         let due = scheduledAround + .milliseconds(20)
-        Tick(index: 0).scheduleStack(at: due, priority: .high, on: bus)
+        Tick(index: 0).scheduleStack(at: due, on: bus, priority: .high)
         await coreWait(arrived)
         let (metadata, deliveredAt) = seen.values[0]
         #expect(metadata.dispatchTime == due)

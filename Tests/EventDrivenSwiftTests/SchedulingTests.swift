@@ -22,7 +22,7 @@ struct SchedulingTests {
         let mainHeld = DispatchSemaphore(value: 0)
         DispatchQueue.main.async { mainHeld.wait() }
         let due = DispatchTime.now() + .milliseconds(30)
-        let scheduled = Alarm(name: "wake").scheduleQueue(at: due, priority: .highest, on: bus)
+        let scheduled = Alarm(name: "wake").scheduleQueue(at: due, on: bus, priority: .highest)
         #expect(!scheduled.hasFired)
         await coreWait(arrived)
         mainHeld.signal()
@@ -48,7 +48,7 @@ struct SchedulingTests {
         let now = DispatchTime.now()
         Alarm(name: "third").scheduleStack(at: now + .milliseconds(45), on: bus)
         Alarm(name: "first").scheduleQueue(at: now + .milliseconds(15), on: bus)
-        Alarm(name: "second").scheduleStack(at: now + .milliseconds(30), priority: .low, on: bus)
+        Alarm(name: "second").scheduleStack(at: now + .milliseconds(30), on: bus, priority: .low)
         await coreWait(allArrived)
         #expect(names.values == ["first", "second", "third"])
         handle.remove()

@@ -55,22 +55,24 @@ extension Eventable {
         bus.stack(self, priority: priority, file: file, line: line)
     }
 
-    /// Queues this event on ``EventCentral/shared`` once `time` has come.
+    /// Queues this event on `bus` (``EventCentral/shared`` by default) once `time` has come.
     ///
+    /// As in every dispatch API, `on:` follows what the call is about (the event, and here its
+    /// time) and comes before the options.
     /// - Returns: A handle that can cancel the dispatch while it is still pending.
     @discardableResult
     public func scheduleQueue(
-        at time: DispatchTime, priority: EventPriority = .normal, on bus: EventBus = EventCentral.shared
+        at time: DispatchTime, on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal
     ) -> ScheduledEventHandle {
         bus.schedule(self, at: time, method: .queue, priority: priority)
     }
 
-    /// Stacks this event on ``EventCentral/shared`` once `time` has come.
+    /// Stacks this event on `bus` (``EventCentral/shared`` by default) once `time` has come.
     ///
     /// - Returns: A handle that can cancel the dispatch while it is still pending.
     @discardableResult
     public func scheduleStack(
-        at time: DispatchTime, priority: EventPriority = .normal, on bus: EventBus = EventCentral.shared
+        at time: DispatchTime, on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal
     ) -> ScheduledEventHandle {
         bus.schedule(self, at: time, method: .stack, priority: priority)
     }

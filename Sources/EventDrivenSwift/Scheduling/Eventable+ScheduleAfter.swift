@@ -2,7 +2,7 @@ import Dispatch
 
 extension Eventable {
     /// Queues this event on `bus` once `delay` has passed: the `Duration` form of
-    /// ``scheduleQueue(at:priority:on:)``.
+    /// ``scheduleQueue(at:on:priority:)``.
     ///
     /// ```swift
     /// let handle = TemperatureEvent(temperatureInCelsius: 4).schedule(after: .milliseconds(200))
@@ -11,16 +11,16 @@ extension Eventable {
     /// - Returns: A handle that can cancel the dispatch while it is still pending.
     @discardableResult
     public func schedule(
-        after delay: Duration, priority: EventPriority = .normal, on bus: EventBus = EventCentral.shared
+        after delay: Duration, on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal
     ) -> ScheduledEventHandle {
         bus.schedule(self, after: delay, method: .queue, priority: priority)
     }
 
     /// Stacks this event on `bus` once `delay` has passed: the `Duration` form of
-    /// ``scheduleStack(at:priority:on:)``.
+    /// ``scheduleStack(at:on:priority:)``.
     @discardableResult
     public func scheduleStack(
-        after delay: Duration, priority: EventPriority = .normal, on bus: EventBus = EventCentral.shared
+        after delay: Duration, on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal
     ) -> ScheduledEventHandle {
         bus.schedule(self, after: delay, method: .stack, priority: priority)
     }
