@@ -217,12 +217,27 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// an envelope of an event that ``_boxesInline(_:)``, delivered in place.
     @inline(__always)
     func deliver(_ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer) -> _DeliveryOutcome {
-        // The owner, held until the handler has returned (see `deliver(_:)`), as a trivial value,
-        // so that a listener without one releases nothing.
-        let keptOwner = hasOwner ? owner.map { Unmanaged.passRetained($0) } : nil
-        defer { keptOwner?.release() }
+        // A listener with an owner holds it across the handler (see `deliver(_:)`), out of line,
+        // so that a drainer inlines only the common delivery, which releases nothing.
+        if _slowPath(hasOwner) { return deliverHoldingOwner(envelope, eventBytes: eventBytes) }
+        return deliver(envelope, eventBytes: eventBytes, ownerGone: false)
+    }
+
+    @inline(never)
+    private func deliverHoldingOwner(
+        _ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer
+    ) -> _DeliveryOutcome {
+        let keptOwner = owner
+        defer { withExtendedLifetime(keptOwner) {} }
+        return deliver(envelope, eventBytes: eventBytes, ownerGone: keptOwner == nil)
+    }
+
+    @inline(__always)
+    private func deliver(
+        _ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer, ownerGone: Bool
+    ) -> _DeliveryOutcome {
         let refusal = refusal(
-            ownerGone: hasOwner && keptOwner == nil,
+            ownerGone: ownerGone,
             isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },
             accepts: { $0.accepts(envelope.pointee.event, envelope.pointee.metadata) },
             envelope: { envelope.pointee })
