@@ -61,12 +61,7 @@ struct Migration52Tests {
     @Test("scheduleQueue(at:priority:) fires once due, with only import EventDrivenSwift, and can be cancelled")
     func scheduleQueue() async {
         let processor = TemperatureProcessor()
-        let methods = CoreRecorder<EventDispatchMethod>()
-        let probed = DispatchSemaphore(value: 0)
-        let probe = EventCentral.shared.listen(TemperatureEvent.self, executeOn: .synchronous) { _, metadata in
-            methods.append(metadata.method)
-            probed.signal()
-        }
+        let probe = MethodProbe()
         let temperatureEvent = TemperatureEvent(temperatureInCelsius: 4)
         let cancelled = temperatureEvent.scheduleQueue(
             at: DispatchTime.now() + TimeInterval().advanced(by: 3_600), priority: .highest)
@@ -75,12 +70,12 @@ struct Migration52Tests {
         #expect(cancelled.cancel())
         #expect(!cancelled.cancel(), "a handle cancels once")
         await coreWait(processor.arrived)
-        await coreWait(probed)  // the synchronous listener and the processor's thread run independently
+        await coreWait(probe.probed)  // the synchronous listener and the processor's thread run independently
         let received = processor.received.values
         #expect(received.map(\.temperature) == [4])
         #expect(received.first?.priority == .highest)
         #expect(received.first?.dispatchTime == handle.dueTime, "a scheduled event's dispatch time is its due time")
-        #expect(methods.values == [.queue])
+        #expect(probe.methods.values == [.queue])
         #expect(cancelled.isCancelled && !cancelled.hasFired)
         probe.remove()
         processor.cancel()
@@ -89,20 +84,15 @@ struct Migration52Tests {
     @Test("scheduleStack(at:priority:) fires once due, through the stack")
     func scheduleStack() async {
         let processor = TemperatureProcessor()
-        let methods = CoreRecorder<EventDispatchMethod>()
-        let probed = DispatchSemaphore(value: 0)
-        let probe = EventCentral.shared.listen(TemperatureEvent.self, executeOn: .synchronous) { _, metadata in
-            methods.append(metadata.method)
-            probed.signal()
-        }
+        let probe = MethodProbe()
         let handle = TemperatureEvent(temperatureInCelsius: 5).scheduleStack(
             at: DispatchTime.now() + TimeInterval().advanced(by: 0.02), priority: .highest)
         await coreWait(processor.arrived)
-        await coreWait(probed)  // the synchronous listener and the processor's thread run independently
+        await coreWait(probe.probed)  // the synchronous listener and the processor's thread run independently
         #expect(processor.temperatures == [5])
         #expect(processor.received.values.first?.priority == .highest)
         #expect(processor.received.values.first?.dispatchTime == handle.dueTime)
-        #expect(methods.values == [.stack])
+        #expect(probe.methods.values == [.stack])
         probe.remove()
         processor.cancel()
     }
@@ -197,6 +187,25 @@ struct Migration52Tests {
 extension Migration52Tests {
     struct TemperatureEvent: Eventable {
         var temperatureInCelsius: Float
+    }
+
+    /// A synchronous listener on the shared bus that records how each `TemperatureEvent` was
+    /// dispatched and signals once per event.
+    struct MethodProbe {
+        let methods = CoreRecorder<EventDispatchMethod>()
+        let probed = DispatchSemaphore(value: 0)
+        private let handle: EventListenerHandle
+
+        init() {
+            let methods = methods
+            let probed = probed
+            handle = EventCentral.shared.listen(TemperatureEvent.self, executeOn: .synchronous) { _, metadata in
+                methods.append(metadata.method)
+                probed.signal()
+            }
+        }
+
+        func remove() { handle.remove() }
     }
 
     /// Holds a processor in its callback, so that what is dispatched meanwhile waits.
