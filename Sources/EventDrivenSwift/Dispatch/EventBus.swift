@@ -180,7 +180,7 @@ public final class EventBus: Sendable {
         dispatches.enter()
         defer { dispatches.leave() }
         guard lifecycle.isAccepting else { return reject(envelope) }
-        deliverToNobody(envelope)
+        counters.settleNoReceiver(envelope)
     }
 
     /// ``route(key:method:boxesInline:makeEnvelope:)`` while consumers are registered: they settle
@@ -240,7 +240,7 @@ public final class EventBus: Sendable {
         _ found: Unmanaged<_Route>?, consumed: Bool, boxesInline: Bool, _ makeEnvelope: (UInt64) -> _EventEnvelope
     ) {
         guard let found else {
-            if !consumed { deliverToNobody(makeEnvelope(0)) }
+            if !consumed { counters.settleNoReceiver(makeEnvelope(0)) }
             return
         }
         // The route was retained under the lock; it is lent to `deliver`, then released.
@@ -273,7 +273,7 @@ public final class EventBus: Sendable {
         if let route = registry.withLock({ $0.channels[channel] }) {
             deliver(envelope, route: route)
         } else {
-            deliverToNobody(envelope)
+            counters.settleNoReceiver(envelope)
         }
     }
 
@@ -282,11 +282,6 @@ public final class EventBus: Sendable {
         counters.rejected.add(1, ordering: .relaxed)
         counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: envelope.annotation?.site)
         report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
-    }
-
-    /// Counts an event no one subscribes to, and posts it as a dead letter if anyone listens.
-    private func deliverToNobody(_ envelope: _EventEnvelope) {
-        counters.settleNoReceiver(envelope)
     }
 
     /// Hands `envelope` to every subscription of `route`, outside the registry lock; the caller
