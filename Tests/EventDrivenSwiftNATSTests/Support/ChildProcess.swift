@@ -1,6 +1,12 @@
 import Foundation
 import NIOConcurrencyHelpers
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A child process whose stdout (and optionally stderr) lines are collected as they arrive.
 final class ChildProcess: Sendable {
     private struct Lines: Sendable {
@@ -22,9 +28,9 @@ final class ChildProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         self.process = process
-        read(out, stream: "out")
-        read(err, stream: "err")
         try process.run()
+        Self.read(out.fileHandleForReading, into: lines, stream: "out")
+        Self.read(err.fileHandleForReading, into: lines, stream: "err")
     }
 
     var pid: Int32 { process.processIdentifier }
@@ -35,29 +41,37 @@ final class ChildProcess: Sendable {
         lines.withLockedValue { Array(zip($0.stdoutTimes, $0.stdout)) }
     }
 
-    private func read(_ pipe: Pipe, stream: String) {
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                return
-            }
-            self.lines.withLockedValue { lines in
-                var text = (lines.partial[stream] ?? "") + String(decoding: data, as: UTF8.self)
-                var complete: [String] = []
-                while let newline = text.firstIndex(of: "\n") {
-                    complete.append(String(text[..<newline]))
-                    text = String(text[text.index(after: newline)...])
+    /// Reads `handle` to its end on a thread of its own, with blocking `read(2)` calls.
+    ///
+    /// Not `FileHandle.readabilityHandler`: on Linux that is a dispatch read source, and a pipe
+    /// closed while its source is still registered crashed the whole test process inside
+    /// libdispatch's event loop (`_dispatch_event_loop_drain`). The thread holds the handle, so
+    /// its descriptor stays open until the child has closed its end.
+    private static func read(_ handle: FileHandle, into lines: NIOLockedValueBox<Lines>, stream: String) {
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { readBytes(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                let text = String(decoding: buffer[0..<count], as: UTF8.self)
+                lines.withLockedValue { lines in
+                    var pending = (lines.partial[stream] ?? "") + text
+                    var complete: [String] = []
+                    while let newline = pending.firstIndex(of: "\n") {
+                        complete.append(String(pending[..<newline]))
+                        pending = String(pending[pending.index(after: newline)...])
+                    }
+                    lines.partial[stream] = pending
+                    if stream == "out" {
+                        lines.stdout += complete
+                        lines.stdoutTimes += Array(repeating: ContinuousClock.now, count: complete.count)
+                    } else {
+                        lines.stderr += complete
+                    }
                 }
-                lines.partial[stream] = text
-                if stream == "out" {
-                    lines.stdout += complete
-                    lines.stdoutTimes += Array(repeating: ContinuousClock.now, count: complete.count)
-                } else {
-                    lines.stderr += complete
-                }
             }
+            withExtendedLifetime(handle) {}
         }
     }
 
@@ -119,3 +133,12 @@ func productsDirectory() -> URL {
 }
 
 var demoExecutable: URL { productsDirectory().appendingPathComponent("NATSBridgeDemo") }
+
+/// `read(2)`, named apart from `ChildProcess.read(_:into:stream:)`.
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+        Glibc.read(descriptor, buffer, count)
+    #else
+        Darwin.read(descriptor, buffer, count)
+    #endif
+}
