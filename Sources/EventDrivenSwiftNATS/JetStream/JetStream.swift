@@ -40,13 +40,25 @@ public struct JetStream: Sendable {
 
     /// Creates the stream when it is missing; when it exists, checks that it has the same storage
     /// and duplicate window and captures the wanted subjects.
+    ///
+    /// A broker that has just restarted may report the stream missing while it still recovers
+    /// it, then refuse to create it because its subjects overlap the recovered one (10065): the
+    /// check is then tried again, a few times, 200 ms apart, before the error is thrown.
     /// - Throws: ``NATSBridgeError/configurationMismatch(_:)`` naming each difference.
     public func ensureStream(_ wanted: JetStreamStreamConfiguration) async throws {
+        try await ensureStream(wanted, retriesLeft: 5)
+    }
+
+    private func ensureStream(_ wanted: JetStreamStreamConfiguration, retriesLeft: Int) async throws {
         guard let existing = try await streamInfo(wanted.name) else {
             do {
                 return try await createStream(wanted)
             } catch let error as JetStreamAPIError where error.errorCode == 10058 {
-                return try await ensureStream(wanted)  // created meanwhile by another process
+                // Created meanwhile by another process.
+                return try await ensureStream(wanted, retriesLeft: retriesLeft)
+            } catch let error as JetStreamAPIError where error.errorCode == 10065 && retriesLeft > 0 {
+                try await Task.sleep(for: .milliseconds(200))
+                return try await ensureStream(wanted, retriesLeft: retriesLeft - 1)
             }
         }
         var differences: [String] = []
