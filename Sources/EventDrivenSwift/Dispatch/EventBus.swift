@@ -106,20 +106,29 @@ public final class EventBus: Sendable {
     /// and delivery are plain code in this module.
     ///
     /// While the bus is observed (interceptors, or service contexts to carry), the metadata is
-    /// annotated first, out of line; otherwise that costs one relaxed load.
-    @inlinable
+    /// annotated first, out of line; otherwise that costs one relaxed load. Always inlined, so
+    /// a dispatch that nobody observes is one call into the module, ``route(key:method:boxesInline:makeEnvelope:)``.
+    @inlinable @inline(__always)
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata, site: _DispatchSite = .library) {
         if _slowPath(counters.observation.isAnnotating) {
-            let annotation = counters.observation.annotation(for: event, metadata, site: site)
-            route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) {
-                sequence in
-                _EventEnvelope(event: event, metadata: metadata, sequence: sequence, annotation: annotation)
-            }
-        } else {
-            route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) {
-                sequence in
-                _EventEnvelope(event: event, metadata: metadata, sequence: sequence)
-            }
+            dispatchAnnotated(event, metadata: metadata, site: site)
+            return
+        }
+        route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) { sequence in
+            _EventEnvelope(event: event, metadata: metadata, sequence: sequence)
+        }
+    }
+
+    /// ``dispatch(_:metadata:site:)`` while the bus is observed: the envelope carries the
+    /// annotation interceptors and service contexts need. Specialized but never inlined, so
+    /// that it costs the unobserved dispatch nothing.
+    @inlinable @inline(never)
+    func dispatchAnnotated<E: Eventable>(_ event: E, metadata: EventMetadata, site: _DispatchSite) {
+        let annotation = counters.observation.annotation(for: event, metadata, site: site)
+        // Not `boxesInline`: an entry built in place is never destroyed, and this one holds
+        // the annotation, which must be released.
+        route(key: _routingKey(of: event), method: metadata.method, boxesInline: false) { sequence in
+            _EventEnvelope(event: event, metadata: metadata, sequence: sequence, annotation: annotation)
         }
     }
 
@@ -245,7 +254,10 @@ public final class EventBus: Sendable {
         }
         // The route was retained under the lock; it is lent to `deliver`, then released.
         found._withUnsafeGuaranteedRef { route in
-            if route.poolSubscriber != nil {
+            if route.synchronousSubscriptions != nil {
+                let sequence = route.latest?.advance() ?? 0
+                deliverSynchronously({ makeEnvelope(sequence) }, boxesInline: boxesInline, to: route)
+            } else if route.poolSubscriber != nil {
                 // A pool builds its thread's entries from fresh envelopes, as served routes do.
                 let sequence = route.latest?.advance() ?? 0
                 handToPool(of: route, { makeEnvelope(sequence) }, holdsInlineEvent: boxesInline)
@@ -289,7 +301,7 @@ public final class EventBus: Sendable {
     private func deliver(_ envelope: consuming _EventEnvelope, route: _Route) {
         if let latest = route.latest { envelope.sequence = latest.advance() }
         if route.synchronousSubscriptions != nil {
-            deliverSynchronously(envelope, to: route)
+            deliverSynchronously({ copy envelope }, boxesInline: false, to: route)
             return
         }
         if route.poolSubscriber != nil {
@@ -324,24 +336,47 @@ public final class EventBus: Sendable {
 
     /// Runs every handler of a route whose subscriptions are all synchronous, in registration
     /// order (stacked or queued alike), and counts the outcomes once.
-    private func deliverSynchronously(_ envelope: _EventEnvelope, to route: _Route) {
-        let subscriptions = route.synchronousSubscriptions.unsafelyUnwrapped
+    ///
+    /// The envelope is made in a slot on the stack and delivered where it lies, as a mailbox
+    /// runs its entries in place: an event that ``_boxesInline(_:)`` reaches its handlers
+    /// straight from its bytes, and, carrying no annotation, needs no destruction afterwards.
+    private func deliverSynchronously(
+        _ makeEnvelope: () -> _EventEnvelope, boxesInline: Bool, to route: _Route
+    ) {
+        withUnsafeTemporaryAllocation(of: _EventEnvelope.self, capacity: 1) { slot in
+            let envelope = slot.baseAddress.unsafelyUnwrapped
+            envelope.initialize(to: makeEnvelope())
+            deliverSynchronously(envelope, to: route.synchronousSubscriptions.unsafelyUnwrapped)
+            if !boxesInline || envelope.pointee.annotation != nil { envelope.deinitialize(count: 1) }
+        }
+    }
+
+    private func deliverSynchronously(
+        _ envelope: UnsafePointer<_EventEnvelope>, to subscriptions: [Unmanaged<_Subscription>]
+    ) {
         guard _SynchronousDepth.enter() else {
             for subscription in subscriptions {
-                subscription._withUnsafeGuaranteedRef { $0.refuseTooDeep(envelope, counters: counters) }
+                subscription._withUnsafeGuaranteedRef { $0.refuseTooDeep(envelope.pointee, counters: counters) }
             }
             return
         }
         defer { _SynchronousDepth.leave() }
+        let eventBytes = UnsafeRawPointer(envelope) + _EventEnvelope.eventOffset
         if subscriptions.count == 1 {
             // One handler (the common case): one counter to add to, without a tally.
-            counters.settle(subscriptions[0]._withUnsafeGuaranteedRef { $0.deliver(envelope) }, envelope)
+            let outcome = subscriptions[0]._withUnsafeGuaranteedRef { $0.deliver(envelope, eventBytes: eventBytes) }
+            // The envelope is read only for an outcome other than delivered (not copied first).
+            if outcome == .delivered {
+                counters.delivered.add(1, ordering: .relaxed)
+            } else {
+                counters.settle(outcome, envelope.pointee)
+            }
             return
         }
         var delivered = 0
         for subscription in subscriptions {
-            let outcome = subscription._withUnsafeGuaranteedRef { $0.deliver(envelope) }
-            if outcome == .delivered { delivered += 1 } else { counters.settle(outcome, envelope) }
+            let outcome = subscription._withUnsafeGuaranteedRef { $0.deliver(envelope, eventBytes: eventBytes) }
+            if outcome == .delivered { delivered += 1 } else { counters.settle(outcome, envelope.pointee) }
         }
         if delivered > 0 { counters.delivered.add(delivered, ordering: .relaxed) }
     }

@@ -51,7 +51,7 @@ struct _MailboxEntry: Sendable {
         skipped: () -> Void
     ) {
         let envelope = UnsafeRawPointer(entry) + MemoryLayout<_MailboxEntry>.offset(of: \.envelope).unsafelyUnwrapped
-        let eventBytes = envelope + MemoryLayout<_EventEnvelope>.offset(of: \.event).unsafelyUnwrapped
+        let eventBytes = envelope + _EventEnvelope.eventOffset
         let tagged =
             (UnsafeRawPointer(entry) + MemoryLayout<_MailboxEntry>.offset(of: \.taggedRecipient).unsafelyUnwrapped)
             .load(as: UInt.self)
