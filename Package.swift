@@ -27,7 +27,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "ThreadSafeSwift"),
-        // A thread-local counter for the dispatch path, which Swift cannot declare (internal to the core).
+        // Thread-local words for the dispatch path, which Swift cannot declare, and the system calls of its
+        // priority-inheriting lock on Linux (internal to the core).
         .target(name: "CEventDrivenSwiftShims"),
         .target(name: "Observable", dependencies: ["ThreadSafeSwift"]),
         .target(

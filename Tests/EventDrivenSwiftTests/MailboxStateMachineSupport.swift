@@ -60,6 +60,9 @@ extension MailboxStateMachineTests {
             group = _SubscriptionGroup((0..<3).map { _ in Self.subscription(bus) })
         }
 
+        /// What ``entry(_:_:_:at:)`` addresses its entries to.
+        var recipient: _MailboxRecipient { _MailboxRecipient(.passUnretained(subscription)) }
+
         static func subscription(_ bus: EventBus) -> _Subscription {
             _Subscription(Note.self, owner: nil, target: .synchronous, interest: .all, registrar: bus) { _, _ in }
         }

@@ -3,7 +3,8 @@
 
 #include <stdint.h>
 
-// What the core needs from C: a thread-local word that Swift cannot declare.
+// What the core needs from C: thread-local words that Swift cannot declare, and the system calls
+// of a priority-inheriting lock on Linux.
 
 #if defined(__linux__)
 #define C_EDS_TLS_MODEL __attribute__((tls_model("initial-exec")))
@@ -16,5 +17,69 @@ extern _Thread_local intptr_t c_eds_synchronous_depth C_EDS_TLS_MODEL;
 
 /// The current thread's synchronous depth counter; reaching it is a few instructions, without a call.
 static inline intptr_t *c_eds_synchronous_depth_pointer(void) { return &c_eds_synchronous_depth; }
+
+#if defined(__linux__)
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/// The kernel's id of the current thread once asked for, else 0 (see `c_eds_current_thread_id`).
+extern _Thread_local uint32_t c_eds_thread_id C_EDS_TLS_MODEL;
+
+/// Installs, once per process, the fork handler that clears `c_eds_thread_id` in a child.
+extern pthread_once_t c_eds_fork_handler_once;
+
+// A forked child's one thread has a new id; the parent's must not be taken for it.
+static inline void c_eds_forget_thread_id(void) { c_eds_thread_id = 0; }
+
+static inline void c_eds_install_fork_handler(void) { pthread_atfork(NULL, NULL, c_eds_forget_thread_id); }
+
+/// Asks the kernel for the current thread's id and keeps it.
+static inline uint32_t c_eds_thread_id_slow(void) {
+    pthread_once(&c_eds_fork_handler_once, c_eds_install_fork_handler);
+    uint32_t id = (uint32_t)syscall(SYS_gettid);
+    c_eds_thread_id = id;
+    return id;
+}
+
+/// The kernel's id of the current thread: what a priority-inheriting futex holds while it is
+/// owned. A thread-local read after the first call.
+static inline uint32_t c_eds_current_thread_id(void) {
+    uint32_t id = c_eds_thread_id;
+    return __builtin_expect(id != 0, 1) ? id : c_eds_thread_id_slow();
+}
+
+/// Waits until the priority-inheriting futex at `word` is owned by the current thread
+/// (`FUTEX_LOCK_PI`): the kernel queues the caller and lends its priority to the owner.
+/// Returns 0, or `EDEADLK` if the current thread owns it already.
+static inline int c_eds_futex_lock_pi(uint32_t *word) {
+    for (;;) {
+        if (syscall(SYS_futex, word, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0) == 0) return 0;
+        if (errno == EINTR || errno == EAGAIN) continue;  // interrupted, or the owner is exiting
+        if (errno == EDEADLK) return EDEADLK;
+        // No priority-inheriting futexes here (ENOSYS under some emulators and sandboxes): take
+        // the word as a plain lock, yielding while another thread holds it. Its owner then never
+        // finds waiters recorded, so it releases it without a system call.
+        for (;;) {
+            uint32_t expected = 0;
+            if (__atomic_compare_exchange_n(word, &expected, c_eds_current_thread_id(), 0, __ATOMIC_ACQUIRE,
+                                            __ATOMIC_RELAXED))
+                return 0;
+            if ((expected & FUTEX_TID_MASK) == c_eds_current_thread_id()) return EDEADLK;
+            sched_yield();
+        }
+    }
+}
+
+/// Hands the priority-inheriting futex at `word`, which has waiters, to the first of them
+/// (`FUTEX_UNLOCK_PI`).
+static inline void c_eds_futex_unlock_pi(uint32_t *word) {
+    while (syscall(SYS_futex, word, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL, NULL, 0) != 0 && errno == EINTR) {
+    }
+}
+#endif
 
 #endif

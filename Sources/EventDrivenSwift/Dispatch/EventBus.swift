@@ -24,9 +24,8 @@ public final class EventBus: Sendable {
     /// Where the bus logs misuse and errors.
     public let logger: Logger
 
-    /// The routes, under a lock that blocks with priority inheritance on Apple platforms (see
-    /// ``_RegistryLockedValue``).
-    let registry: _RegistryLockedValue<_Registry>
+    /// The routes, under a lock that blocks with priority inheritance (see ``_PILockedValue``).
+    let registry: _PILockedValue<_Registry>
     @usableFromInline
     let counters: _BusCounters
     let tasks = _TaskTracker()
@@ -52,7 +51,7 @@ public final class EventBus: Sendable {
     ///     they are dispatched to their handlers (see ``propagatesServiceContext``).
     public init(label: String = "EventBus", logger: Logger? = nil, propagatesServiceContext: Bool = false) {
         self.label = label
-        self.registry = _RegistryLockedValue(_Registry(inFlight: dispatches))
+        self.registry = _PILockedValue(_Registry(inFlight: dispatches))
         self.counters = _BusCounters(busLabel: label)
         if propagatesServiceContext { counters.observation.propagatesContext = true }
         self.logger = logger ?? Logger(label: "EventDrivenSwift")
@@ -114,7 +113,10 @@ public final class EventBus: Sendable {
             dispatchAnnotated(event, metadata: metadata, site: site)
             return
         }
-        route(key: _routingKey(of: event), method: metadata.method, boxesInline: _boxesInline(E.self)) { sequence in
+        route(
+            key: _routingKey(of: event), method: metadata.method, priority: metadata.priority,
+            boxesInline: _boxesInline(E.self)
+        ) { sequence in
             _EventEnvelope(event: event, metadata: metadata, sequence: sequence)
         }
     }
@@ -127,37 +129,56 @@ public final class EventBus: Sendable {
         let annotation = counters.observation.annotation(for: event, metadata, site: site)
         // Not `boxesInline`: an entry built in place is never destroyed, and this one holds
         // the annotation, which must be released.
-        route(key: _routingKey(of: event), method: metadata.method, boxesInline: false) { sequence in
+        route(
+            key: _routingKey(of: event), method: metadata.method, priority: metadata.priority, boxesInline: false
+        ) { sequence in
             _EventEnvelope(event: event, metadata: metadata, sequence: sequence, annotation: annotation)
         }
     }
 
     /// Hands the event to the subscribers of `key`; `makeEnvelope` boxes it with its sequence
-    /// number, as often as it is called, and `method` is how it was dispatched.
+    /// number, as often as it is called, `method` and `priority` are how it was dispatched.
     ///
     /// A route whose subscribers all have unbounded mailboxes (the common case) is served while
     /// the registry lock is held: the route is borrowed, not retained, and each entry is appended
     /// under its mailbox's own lock nested inside (the only nesting of the two, so it cannot
-    /// deadlock). Wakes and refusals are finished after the lock is released. Any other route is
-    /// retained, and delivered to once the lock is released.
+    /// deadlock). Nothing is allocated under the registry lock: an event that is not stored
+    /// inline (``_boxesInline(_:)``) is boxed before it, wakes are finished after it, and a
+    /// mailbox that would have to grow ends the serving; the retained route's remaining
+    /// subscribers are then served once the lock is released (EventBus+Serving.swift). Any other
+    /// route is retained, and delivered to once the lock is released.
     ///
     /// An entry is built in its mailbox from a fresh envelope rather than copied from a shared one:
     /// for a lone subscriber always, and for every subscriber when the event is stored inline in
-    /// its box (`boxesInline`, see ``_boxesInline(_:)``), where boxing costs less than the copy;
-    /// such entries are marked to be run in place (see ``_MailboxEntry``).
+    /// its box (`boxesInline`), where boxing costs less than the copy; such entries are marked to
+    /// be run in place (see ``_MailboxEntry``).
     ///
     /// A served dispatch is not counted in flight (``_DispatchesInFlight``): its entries are
     /// appended under the registry lock, and a shutdown removes the subscriptions under that lock
     /// before it closes their mailboxes, so every entry a served dispatch made is in its mailbox
     /// when the mailbox is closed, and is counted there. A dispatch that delivers after the lock
-    /// (synchronous handlers, pools, tasks) holds the route it retained under the lock, and every
-    /// route is in the count while it lives (see ``_Route``), so a shutdown that removed every
-    /// route waits for it. The rest (consumers, no subscriber) enter the count, then check the
-    /// lifecycle again: a dispatch that lost that race with a shutdown is rejected like one that
-    /// came after it.
+    /// (synchronous handlers, pools, tasks, the rest of a partly served route) holds the route it
+    /// retained under the lock, and every route is in the count while it lives (see ``_Route``),
+    /// so a shutdown that removed every route waits for it. The rest (consumers, no subscriber)
+    /// enter the count, then check the lifecycle again: a dispatch that lost that race with a
+    /// shutdown is rejected like one that came after it.
     @usableFromInline
     func route(
-        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
+        key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority, boxesInline: Bool,
+        makeEnvelope: (UInt64) -> _EventEnvelope
+    ) {
+        guard boxesInline else {
+            return routeBoxed(key: key, method: method, priority: priority, makeEnvelope: makeEnvelope)
+        }
+        routeMade(key: key, method: method, priority: priority, boxesInline: true, makeEnvelope: makeEnvelope)
+    }
+
+    /// ``route(key:method:priority:boxesInline:makeEnvelope:)`` once the envelope can be made
+    /// without allocating.
+    @inline(__always)
+    func routeMade(
+        key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority, boxesInline: Bool,
+        makeEnvelope: (UInt64) -> _EventEnvelope
     ) {
         guard lifecycle.isAccepting else {
             reject(makeEnvelope(0))
@@ -165,107 +186,21 @@ public final class EventBus: Sendable {
         }
         // Consumers run first, on this thread; the check is one relaxed load while there are none.
         guard stores.consumers.isEmpty else {
-            routeWithConsumers(key: key, method: method, boxesInline: boxesInline, makeEnvelope: makeEnvelope)
+            routeWithConsumers(
+                key: key, method: method, priority: priority, boxesInline: boxesInline, makeEnvelope: makeEnvelope)
             return
         }
-        var followUps: [_EnqueueFollowUp] = []
-        var found: Unmanaged<_Route>?
-        if serve(key: key, method: method, boxesInline: boxesInline, makeEnvelope, &followUps, found: &found) {
-            if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
+        var serving = _Serving()
+        if serve(key: key, method: method, priority: priority, boxesInline: boxesInline, makeEnvelope, &serving) {
+            serving.followUps.finish()
             return
         }
-        if found != nil {
+        if serving.found != nil {
             // The retained route keeps this dispatch counted in flight until it is released.
-            deliverUnserved(found, consumed: false, boxesInline: boxesInline, makeEnvelope)
+            deliverUnserved(serving, method: method, consumed: false, boxesInline: boxesInline, makeEnvelope)
         } else {
             deliverToNobodyCounted(makeEnvelope(0))
         }
-    }
-
-    /// Counts an event that found no route, in flight: it settles its outcome after the
-    /// registry lock, holding no route. A dispatch that lost the race with a shutdown is rejected.
-    @inline(never)
-    private func deliverToNobodyCounted(_ envelope: _EventEnvelope) {
-        dispatches.enter()
-        defer { dispatches.leave() }
-        guard lifecycle.isAccepting else { return reject(envelope) }
-        counters.settleNoReceiver(envelope)
-    }
-
-    /// ``route(key:method:boxesInline:makeEnvelope:)`` while consumers are registered: they settle
-    /// their outcomes before the registry lock, so the whole dispatch is counted in flight.
-    @inline(never)
-    private func routeWithConsumers(
-        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool, makeEnvelope: (UInt64) -> _EventEnvelope
-    ) {
-        dispatches.enter()
-        defer { dispatches.leave() }
-        guard lifecycle.isAccepting else {
-            reject(makeEnvelope(0))
-            return
-        }
-        let consumed = offerToConsumers({ makeEnvelope(0) }, type: key)
-        var followUps: [_EnqueueFollowUp] = []
-        var found: Unmanaged<_Route>?
-        if serve(key: key, method: method, boxesInline: boxesInline, makeEnvelope, &followUps, found: &found) {
-            if !followUps.isEmpty { for followUp in followUps { followUp.finish() } }
-            return
-        }
-        deliverUnserved(found, consumed: consumed, boxesInline: boxesInline, makeEnvelope)
-    }
-
-    /// Serves the route of `key` under the registry lock when its subscribers all have unbounded
-    /// mailboxes, and returns `true`; otherwise retains the route into `found` (if there is one)
-    /// and returns `false`.
-    @inline(__always)
-    private func serve(
-        key: ObjectIdentifier, method: EventDispatchMethod, boxesInline: Bool,
-        _ makeEnvelope: (UInt64) -> _EventEnvelope, _ followUps: inout [_EnqueueFollowUp],
-        found: inout Unmanaged<_Route>?
-    ) -> Bool {
-        registry.withLock { registry in
-            registry.routes.withRoute(key) { borrowed -> Bool in
-                guard let subscribers = borrowed.mailboxSubscribers else {
-                    found = .passRetained(borrowed)
-                    return false
-                }
-                let sequence = borrowed.latest?.advance() ?? 0
-                if boxesInline || subscribers.count == 1 {
-                    subscribers.enqueue(
-                        method: method, holdsInlineEvent: boxesInline, { makeEnvelope(sequence) }, followUps: &followUps
-                    )
-                } else {
-                    let envelope = makeEnvelope(sequence)
-                    subscribers.enqueue(method: method, holdsInlineEvent: false, { envelope }, followUps: &followUps)
-                }
-                return true
-            } ?? false
-        }
-    }
-
-    /// Delivers to the route that ``serve(key:method:boxesInline:_:_:found:)`` retained (and
-    /// releases it), or counts an event that found no subscriber and no consumer.
-    private func deliverUnserved(
-        _ found: Unmanaged<_Route>?, consumed: Bool, boxesInline: Bool, _ makeEnvelope: (UInt64) -> _EventEnvelope
-    ) {
-        guard let found else {
-            if !consumed { counters.settleNoReceiver(makeEnvelope(0)) }
-            return
-        }
-        // The route was retained under the lock; it is lent to `deliver`, then released.
-        found._withUnsafeGuaranteedRef { route in
-            if route.synchronousSubscriptions != nil {
-                let sequence = route.latest?.advance() ?? 0
-                deliverSynchronously({ makeEnvelope(sequence) }, boxesInline: boxesInline, to: route)
-            } else if route.poolSubscriber != nil {
-                // A pool builds its thread's entries from fresh envelopes, as served routes do.
-                let sequence = route.latest?.advance() ?? 0
-                handToPool(of: route, { makeEnvelope(sequence) }, holdsInlineEvent: boxesInline)
-            } else {
-                deliver(makeEnvelope(0), route: route)
-            }
-        }
-        found.release()
     }
 
     /// Dispatches `message` to the subscribers of one labelled or keyed channel.
@@ -290,7 +225,7 @@ public final class EventBus: Sendable {
     }
 
     /// Counts a dispatch refused after shutdown, and reports it.
-    private func reject(_ envelope: _EventEnvelope) {
+    func reject(_ envelope: _EventEnvelope) {
         counters.rejected.add(1, ordering: .relaxed)
         counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: envelope.annotation?.site)
         report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
@@ -298,7 +233,7 @@ public final class EventBus: Sendable {
 
     /// Hands `envelope` to every subscription of `route`, outside the registry lock; the caller
     /// keeps `route` alive.
-    private func deliver(_ envelope: consuming _EventEnvelope, route: _Route) {
+    func deliver(_ envelope: consuming _EventEnvelope, route: _Route) {
         if let latest = route.latest { envelope.sequence = latest.advance() }
         if route.synchronousSubscriptions != nil {
             deliverSynchronously({ copy envelope }, boxesInline: false, to: route)
@@ -325,7 +260,7 @@ public final class EventBus: Sendable {
     /// Hands the envelope `makeEnvelope` makes to the pool that is the one subscriber of
     /// `route`, which the caller keeps alive (and so the pool and its subscription).
     @inline(__always)
-    private func handToPool(of route: _Route, _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool) {
+    func handToPool(of route: _Route, _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool) {
         let (subscription, pool) = route.poolSubscriber.unsafelyUnwrapped
         subscription._withUnsafeGuaranteedRef { subscription in
             pool._withUnsafeGuaranteedRef {
@@ -340,7 +275,7 @@ public final class EventBus: Sendable {
     /// The envelope is made in a slot on the stack and delivered where it lies, as a mailbox
     /// runs its entries in place: an event that ``_boxesInline(_:)`` reaches its handlers
     /// straight from its bytes, and, carrying no annotation, needs no destruction afterwards.
-    private func deliverSynchronously(
+    func deliverSynchronously(
         _ makeEnvelope: () -> _EventEnvelope, boxesInline: Bool, to route: _Route
     ) {
         withUnsafeTemporaryAllocation(of: _EventEnvelope.self, capacity: 1) { slot in
@@ -351,7 +286,7 @@ public final class EventBus: Sendable {
         }
     }
 
-    private func deliverSynchronously(
+    func deliverSynchronously(
         _ envelope: UnsafePointer<_EventEnvelope>, to subscriptions: [Unmanaged<_Subscription>]
     ) {
         guard _SynchronousDepth.enter() else {

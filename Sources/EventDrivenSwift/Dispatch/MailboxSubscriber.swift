@@ -7,20 +7,33 @@ struct _MailboxSubscriber: Sendable {
     let recipient: _MailboxRecipient
     let mailbox: Unmanaged<_Mailbox>
 
-    /// Appends an entry for the envelope `makeEnvelope` returns to the mailbox; what must be
-    /// done after the registry lock is released (a wake, a refused entry) goes to `followUps`.
-    /// `holdsInlineEvent` marks the entry as holding an inline event (see ``_MailboxEntry``).
+    /// Appends an entry for the envelope `makeEnvelope` returns to the mailbox, under the
+    /// registry lock, if that needs no allocation; what must be done after the lock is released
+    /// (a wake: the only action of an enqueue that allocates nothing) goes to `followUps`. Returns `false`, having appended nothing, when the mailbox
+    /// would have to allocate (see ``_Mailbox/appendIfRoom(_:method:priority:holdsInlineEvent:for:)``)
+    /// or `followUps` is full. `holdsInlineEvent` marks the entry as holding an inline event
+    /// (see ``_MailboxEntry``).
     ///
     /// The envelope is made under the mailbox's lock, straight into the entry that moves into
     /// the lane, so that it is neither copied nor destroyed on the way.
     @inline(__always)
-    func enqueue(
-        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, followUps: inout [_EnqueueFollowUp]
-    ) {
-        mailbox._withUnsafeGuaranteedRef { mailbox in
-            let action = mailbox.append(makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: recipient)
-            if case .none = action { return }
-            followUps.append(_EnqueueFollowUp(mailbox: mailbox, action: action))
+    func enqueueIfRoom(
+        _ makeEnvelope: () -> _EventEnvelope, method: EventDispatchMethod, priority: EventPriority,
+        holdsInlineEvent: Bool, followUps: inout _MailboxWakes
+    ) -> Bool {
+        guard followUps.hasRoom else { return false }
+        return mailbox._withUnsafeGuaranteedRef { mailbox in
+            switch mailbox.appendIfRoom(
+                makeEnvelope, method: method, priority: priority, holdsInlineEvent: holdsInlineEvent, for: recipient)
+            {
+            case .appended:
+                return true
+            case .appendedWakeDrainer:
+                followUps.append(mailbox)
+                return true
+            case .noRoom:
+                return false
+            }
         }
     }
 
@@ -50,35 +63,96 @@ struct _MailboxSubscriber: Sendable {
 }
 
 extension [_MailboxSubscriber] {
-    /// Appends an entry for each subscriber to its mailbox, each with the envelope
-    /// `makeEnvelope` returns for it. A stacked event (`method`) goes to them in reverse,
-    /// because each receiver runs its stacked entries newest first: a receiver reached by two
-    /// subscribers of the type then still runs them in registration order.
+    /// Appends an entry for each subscriber to its mailbox under the registry lock, each with the
+    /// envelope `makeEnvelope` returns for it, until one would need an allocation (see
+    /// ``_MailboxSubscriber/enqueueIfRoom(_:method:priority:holdsInlineEvent:followUps:)``).
+    /// Returns how many were served; ``enqueue(after:method:holdsInlineEvent:_:)`` serves the
+    /// rest once the lock is released.
+    ///
+    /// A stacked event (`method`) goes to them in reverse, because each receiver runs its stacked
+    /// entries newest first: a receiver reached by two subscribers of the type then still runs
+    /// them in registration order.
     @inline(__always)
-    func enqueue(
-        method: EventDispatchMethod, holdsInlineEvent: Bool, _ makeEnvelope: () -> _EventEnvelope,
-        followUps: inout [_EnqueueFollowUp]
-    ) {
+    func enqueueIfRoom(
+        method: EventDispatchMethod, priority: EventPriority, holdsInlineEvent: Bool,
+        _ makeEnvelope: () -> _EventEnvelope, followUps: inout _MailboxWakes
+    ) -> Int {
         if count == 1 {
-            self[0].enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, followUps: &followUps)
-        } else if method == .stack {
-            for subscriber in reversed() {
-                subscriber.enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, followUps: &followUps)
-            }
-        } else {
-            for subscriber in self {
-                subscriber.enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, followUps: &followUps)
+            let served = self[0].enqueueIfRoom(
+                makeEnvelope, method: method, priority: priority, holdsInlineEvent: holdsInlineEvent,
+                followUps: &followUps)
+            return served ? 1 : 0
+        }
+        var served = 0
+        for index in indices {
+            let subscriber = self[method == .stack ? count - 1 - index : index]
+            guard
+                subscriber.enqueueIfRoom(
+                    makeEnvelope, method: method, priority: priority, holdsInlineEvent: holdsInlineEvent,
+                    followUps: &followUps)
+            else { break }
+            served += 1
+        }
+        return served
+    }
+
+    /// Appends an entry for each subscriber after the first `served` (in the order of
+    /// ``enqueueIfRoom(method:priority:holdsInlineEvent:_:followUps:)``), allocating as needed,
+    /// once the registry lock is released; the caller holds the route, and so the subscribers.
+    func enqueue(
+        after served: Int, method: EventDispatchMethod, holdsInlineEvent: Bool, _ makeEnvelope: () -> _EventEnvelope
+    ) {
+        for index in served..<count {
+            let subscriber = self[method == .stack ? count - 1 - index : index]
+            subscriber.mailbox._withUnsafeGuaranteedRef {
+                _ = $0.enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: subscriber.recipient)
             }
         }
     }
 }
 
-/// What an enqueue under the registry lock left to do once the lock is released.
-struct _EnqueueFollowUp {
-    let mailbox: _Mailbox
-    let action: _MailboxStateMachine.EnqueueAction
+/// The mailboxes whose drainers the enqueues of one dispatch under the registry lock found idle,
+/// to wake once the lock is released (the only follow-up an enqueue that allocates nothing can
+/// leave): at most four, kept in place, retained, so that nothing is allocated under the lock. A
+/// dispatch that would need a fifth stops serving there and enqueues to the rest of its
+/// subscribers after the lock.
+struct _MailboxWakes {
+    private var first: Unmanaged<_Mailbox>?
+    private var second: Unmanaged<_Mailbox>?
+    private var third: Unmanaged<_Mailbox>?
+    private var fourth: Unmanaged<_Mailbox>?
+    private var count = 0
 
+    /// Whether one more wake fits.
+    @inline(__always)
+    var hasRoom: Bool { count < 4 }
+
+    /// Keeps `mailbox` (retained: its subscription may be removed before the wake) to wake.
+    @inline(__always)
+    mutating func append(_ mailbox: _Mailbox) {
+        let retained = Unmanaged.passRetained(mailbox)
+        switch count {
+        case 0: first = retained
+        case 1: second = retained
+        case 2: third = retained
+        default: fourth = retained
+        }
+        count += 1
+    }
+
+    /// Wakes the drainers, in the order their mailboxes were appended, and releases them.
+    @inline(__always)
     func finish() {
-        _ = mailbox.finishEnqueue(action)
+        guard count > 0 else { return }
+        Self.wake(first)
+        Self.wake(second)
+        Self.wake(third)
+        Self.wake(fourth)
+    }
+
+    @inline(__always)
+    private static func wake(_ mailbox: Unmanaged<_Mailbox>?) {
+        guard let mailbox else { return }
+        _ = mailbox.takeRetainedValue().finishEnqueue(.wakeDrainer)
     }
 }

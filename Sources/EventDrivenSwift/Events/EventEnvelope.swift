@@ -35,6 +35,13 @@ struct _EventEnvelope: Sendable {
         self.sequenceLow = UInt32(truncatingIfNeeded: sequence)
     }
 
+    /// A copy of this envelope numbered `sequence` (see ``sequence``).
+    func sequenced(_ sequence: UInt64) -> _EventEnvelope {
+        var copy = self
+        copy.sequence = sequence
+        return copy
+    }
+
     /// The event's place among the events of its type on its bus, for `.latestOnly` (its low
     /// 48 bits); 0 when no latest-only listener was registered at dispatch.
     var sequence: UInt64 {

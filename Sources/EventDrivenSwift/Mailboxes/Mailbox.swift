@@ -10,7 +10,7 @@ import Synchronization
 final class _Mailbox: Sendable {
     /// The state machine and the lock that guards it; only this type's methods touch either, and
     /// they perform what a transition returns once the lock is released.
-    private let state: _SpinLockedValue<_MailboxStateMachine>
+    private let state: _PILockedValue<_MailboxStateMachine>
     /// Mirrors `lifecycle == .closed` so the drainer can stop mid-batch without the lock.
     private let isClosed = Atomic<Bool>(false)
     private let drainer = _DrainerBuffers()
@@ -28,7 +28,7 @@ final class _Mailbox: Sendable {
         self.executor = executor
         self.counters = counters
         self.limit = limit
-        state = _SpinLockedValue(
+        state = _PILockedValue(
             limit.map { _MailboxStateMachine(capacity: $0.capacity, whenFull: $0.whenFull) } ?? _MailboxStateMachine())
     }
 
@@ -74,6 +74,21 @@ final class _Mailbox: Sendable {
         state.withLock { state in
             state.enqueue(
                 _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent))
+        }
+    }
+
+    /// ``append(_:holdsInlineEvent:for:)`` for a producer that holds the registry lock: the
+    /// entry is appended only if that needs no allocation (see
+    /// ``_MailboxStateMachine/enqueueIfRoom(method:priority:for:_:)``).
+    @inline(__always)
+    func appendIfRoom(
+        _ makeEnvelope: () -> _EventEnvelope, method: EventDispatchMethod, priority: EventPriority,
+        holdsInlineEvent: Bool, for recipient: _MailboxRecipient
+    ) -> _MailboxStateMachine.RoomyEnqueue {
+        state.withLock { state in
+            state.enqueueIfRoom(method: method, priority: priority, for: recipient) {
+                _MailboxEntry(envelope: makeEnvelope(), recipient: recipient, holdsInlineEvent: holdsInlineEvent)
+            }
         }
     }
 

@@ -40,6 +40,20 @@ struct _MailboxLanes<Entry>: ~Copyable {
     @inline(__always)
     private static func isStackLane(_ lane: Int) -> Bool { lane < priorityCount }
 
+    /// Appends the entry `makeEntry` returns, dispatched with `method` and `priority`, if that
+    /// needs no allocation; otherwise makes no entry and returns `false`.
+    @inline(__always)
+    mutating func appendIfRoom(
+        method: EventDispatchMethod, priority: EventPriority, _ makeEntry: () -> Entry
+    ) -> Bool {
+        let lane = Self.lane(method, priority)
+        guard lanes[lane].hasRoom else { return false }
+        lanes[lane].append(makeEntry())
+        occupied |= 1 << lane
+        count += 1
+        return true
+    }
+
     mutating func append(_ entry: consuming Entry, method: EventDispatchMethod, priority: EventPriority) {
         let lane = Self.lane(method, priority)
         lanes[lane].append(entry)
@@ -133,7 +147,7 @@ struct _MailboxLanes<Entry>: ~Copyable {
     }
 }
 
-// @unchecked Sendable: owned alone (~Copyable), and reached only under the mailbox's spin lock or by its drainer
+// @unchecked Sendable: owned alone (~Copyable), and reached only under the mailbox's lock or by its drainer
 extension _MailboxLanes: @unchecked Sendable where Entry: Sendable {}
 
 /// One lane: entries in fixed-size chunks, whose live entries are the positions `head..<end`
@@ -194,6 +208,11 @@ struct _Lane<Entry> {
         }
         return true
     }
+
+    /// Whether an append needs no allocation: a chunk has a free slot, or the first one can be
+    /// reused (see ``addChunk()``).
+    @inline(__always)
+    var hasRoom: Bool { end < chunkCount << Self.chunkShift || head >= Self.chunkSize }
 
     @inline(__always)
     mutating func append(_ entry: consuming Entry) {

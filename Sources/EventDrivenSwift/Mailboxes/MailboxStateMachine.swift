@@ -130,6 +130,34 @@ struct _MailboxStateMachine: ~Copyable, Sendable {
         return append(entry)
     }
 
+    /// What ``enqueueIfRoom(method:priority:for:_:)`` did.
+    enum RoomyEnqueue {
+        /// Appended; the drainer is already scheduled.
+        case appended
+        /// Appended to an idle mailbox: wake its drainer.
+        case appendedWakeDrainer
+        /// Nothing appended: it would have allocated, or the mailbox is not open.
+        case noRoom
+    }
+
+    /// Appends the entry `makeEntry` returns if that needs no allocation, for a producer holding
+    /// a lock of its own (the bus's registry lock): the mailbox is open, and its lane and holds
+    /// have room. Otherwise makes no entry and returns ``RoomyEnqueue/noRoom``; the producer
+    /// enqueues it with ``enqueue(_:)`` once its lock is released. Only for an unbounded mailbox.
+    @inline(__always)
+    mutating func enqueueIfRoom(
+        method: EventDispatchMethod, priority: EventPriority, for recipient: _MailboxRecipient,
+        _ makeEntry: () -> _MailboxEntry
+    ) -> RoomyEnqueue {
+        assert(capacity == .max, "a bounded mailbox is never served under the registry lock")
+        guard phase == .open, holds.canHoldWithoutAllocating(recipient),
+            pending.appendIfRoom(method: method, priority: priority, makeEntry)
+        else { return .noRoom }
+        holds.hold(recipient)
+        deliveriesPending += recipient.deliveryCount
+        return scheduleIfIdle() ? .appendedWakeDrainer : .appended
+    }
+
     /// Appends `entry` whatever the capacity, for a producer that found the mailbox full but
     /// must not wait: a handler dispatching to its own receiver would wait for itself (D5).
     /// Undoes the count of blocked producers that the enqueue made.

@@ -8,6 +8,12 @@ class _HoldRecord: @unchecked Sendable {
     /// record only makes the other hold it a second time.
     private let heldBy = Atomic<UInt64>(0)
 
+    /// Whether the holds of `generation` keep this object alive.
+    @inline(__always)
+    final func isHeld(generation: UInt64) -> Bool {
+        heldBy.load(ordering: .relaxed) == generation
+    }
+
     /// Records that the holds of `generation` keep this object alive; `false` when they
     /// already did.
     @inline(__always)
@@ -43,10 +49,25 @@ struct _SubscriptionHolds: Sendable {
         generations.add(1, ordering: .relaxed).newValue
     }
 
+    /// Whether holding `recipient` (see ``hold(recipientOf:)``) needs no allocation: it is held
+    /// already, or the storage has room.
+    @inline(__always)
+    func canHoldWithoutAllocating(_ recipient: _MailboxRecipient) -> Bool {
+        let address = recipient.address
+        if newest == UInt(bitPattern: address) || held.count < held.capacity { return true }
+        return Unmanaged<_HoldRecord>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.isHeld(generation: generation) }
+    }
+
     /// Keeps what `entry` refers to (its subscription or group) alive until ``removeAll()``.
     @inline(__always)
     mutating func hold(recipientOf entry: borrowing _MailboxEntry) {
-        let address = entry.recipient.address
+        hold(entry.recipient)
+    }
+
+    /// Keeps `recipient` (a subscription or group) alive until ``removeAll()``.
+    @inline(__always)
+    mutating func hold(_ recipient: _MailboxRecipient) {
+        let address = recipient.address
         if newest == UInt(bitPattern: address) { return }
         newest = UInt(bitPattern: address)
         let recipient = Unmanaged<_HoldRecord>.fromOpaque(address)

@@ -26,7 +26,7 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
     let bus: EventBus
     let balancer: any EventPoolBalancing
     let evaluationInterval: Duration?
-    let locked: _SpinLockedValue<Locked>
+    let locked: _PILockedValue<Locked>
     /// Held while the pool changes size, so resizes never overlap. Stopping does not take it:
     /// a resize that overlaps a stop finds the pool stopped.
     let scaling: LockedValue<any EventPoolScaling>
@@ -41,7 +41,7 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         self.evaluationInterval = scaler.evaluationInterval
         self.scaling = LockedValue(scaler)
         self.makeThread = makeThread
-        self.locked = _SpinLockedValue(Locked(state: State(ordersHandovers: balancer.requiresOrderedHandover)))
+        self.locked = _PILockedValue(Locked(state: State(ordersHandovers: balancer.requiresOrderedHandover)))
     }
 
     var isStopped: Bool { locked.withLock { $0.state.isStopped } }

@@ -1,0 +1,97 @@
+import Synchronization
+
+#if canImport(Darwin)
+    import os
+#else
+    internal import CEventDrivenSwiftShims
+#endif
+
+/// A value and the priority-inheriting (PI) lock that guards it, for the dispatch path's short
+/// critical sections: a bus's registry, a mailbox's state, a pool's core.
+///
+/// A waiter blocks in the kernel and the holder inherits its priority, so a low-priority thread
+/// holding the lock can never keep a high-priority one waiting behind a third (the priority
+/// inversion of spinning locks such as `OSSpinLock`); nothing spins.
+/// - On Apple platforms the lock is `os_unfair_lock`.
+/// - On Linux it is a priority-inheriting futex (`FUTEX_LOCK_PI`): the word holds the owner's
+///   thread id, and while no one waits, taking and releasing it are one compare-and-exchange each,
+///   with no system call. Only a contended lock asks the kernel, which queues the waiter and
+///   boosts the owner. ThreadSanitizer sees the atomic operations on the word, and, around the
+///   kernel's hand-over, an acquiring load by the new owner and a releasing one by the old.
+///
+/// Holders keep it for nanoseconds to a few microseconds and never across user code. Taking it
+/// twice on one thread is a programmer error and stops the program (on Linux with a message).
+// @unchecked Sendable: `value` is only reached while the lock is held
+final class _PILockedValue<Value: ~Copyable>: @unchecked Sendable {
+    #if canImport(Darwin)
+        private let lock: UnsafeMutablePointer<os_unfair_lock>
+    #else
+        /// 0 when free, else the owner's thread id (and the kernel's waiters bit).
+        private let word: UnsafeMutablePointer<Atomic<UInt32>>
+    #endif
+    @exclusivity(unchecked) private var value: Value
+
+    init(_ value: consuming Value) {
+        self.value = value
+        #if canImport(Darwin)
+            lock = .allocate(capacity: 1)
+            lock.initialize(to: os_unfair_lock())
+        #else
+            word = .allocate(capacity: 1)
+            word.initialize(to: Atomic(0))
+        #endif
+    }
+
+    deinit {
+        #if canImport(Darwin)
+            lock.deinitialize(count: 1)
+            lock.deallocate()
+        #else
+            word.deinitialize(count: 1)
+            word.deallocate()
+        #endif
+    }
+
+    /// Runs `body` with exclusive access to the value and returns its result.
+    @inline(__always)
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        #if canImport(Darwin)
+            os_unfair_lock_lock(lock)
+            defer { os_unfair_lock_unlock(lock) }
+            return try body(&value)
+        #else
+            let owner = c_eds_current_thread_id()
+            if !word.pointee.compareExchange(expected: 0, desired: owner, ordering: .acquiring).exchanged {
+                Self.lockWaiting(word)
+            }
+            defer {
+                if !word.pointee.compareExchange(expected: owner, desired: 0, ordering: .releasing).exchanged {
+                    Self.unlockWaking(word)
+                }
+            }
+            return try body(&value)
+        #endif
+    }
+
+    #if !canImport(Darwin)
+        /// The lock is taken: wait in the kernel, lending this thread's priority to the owner.
+        /// Static, taking the word alone: a method would have the lock object retained around
+        /// every `withLock` that might call it.
+        @inline(never)
+        private static func lockWaiting(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
+            let result = c_eds_futex_lock_pi(UnsafeMutableRawPointer(word).assumingMemoryBound(to: UInt32.self))
+            precondition(result == 0, "EventDrivenSwift: a lock of the bus was taken twice by one thread")
+            // The kernel made this thread the owner; this load is the acquire that pairs with
+            // the previous owner's release in `unlockWaking`.
+            _ = word.pointee.load(ordering: .acquiring)
+        }
+
+        /// Threads wait (the kernel set the waiters bit): hand the lock to the first of them.
+        @inline(never)
+        private static func unlockWaking(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
+            // Changes nothing; it is the release the next owner's acquire pairs with.
+            _ = word.pointee.wrappingAdd(0, ordering: .releasing)
+            c_eds_futex_unlock_pi(UnsafeMutableRawPointer(word).assumingMemoryBound(to: UInt32.self))
+        }
+    #endif
+}
