@@ -52,6 +52,15 @@ static inline uint32_t c_eds_current_thread_id(void) {
     return __builtin_expect(id != 0, 1) ? id : c_eds_thread_id_slow();
 }
 
+/// Tells the processor that the caller is waiting in a short loop (x86 `pause`, ARM `yield`).
+static inline void c_eds_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 /// Waits until the priority-inheriting futex at `word` is owned by the current thread
 /// (`FUTEX_LOCK_PI`): the kernel queues the caller and lends its priority to the owner.
 /// Returns 0, or `EDEADLK` if the current thread owns it already.

@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// A waiter blocks in the kernel and the holder inherits its priority, so a low-priority thread
 /// holding the lock can never keep a high-priority one waiting behind a third (the priority
-/// inversion of spinning locks such as `OSSpinLock`); nothing spins.
+/// inversion of spinning locks such as `OSSpinLock`). On Linux a waiter first looks again a
+/// bounded few times (about a microsecond, never yielding) before it sleeps.
 /// - On Apple platforms the lock is `os_unfair_lock`.
 /// - On Linux it is a priority-inheriting futex (`FUTEX_LOCK_PI`): the word holds the owner's
 ///   thread id, and while no one waits, taking and releasing it are one compare-and-exchange each,
@@ -62,23 +63,36 @@ final class _PILockedValue<Value: ~Copyable>: @unchecked Sendable {
         #else
             let owner = c_eds_current_thread_id()
             if !word.pointee.compareExchange(expected: 0, desired: owner, ordering: .acquiring).exchanged {
-                Self.lockWaiting(word)
+                _PIFutex.lockWaiting(word, owner: owner)
             }
             defer {
                 if !word.pointee.compareExchange(expected: owner, desired: 0, ordering: .releasing).exchanged {
-                    Self.unlockWaking(word)
+                    _PIFutex.unlockWaking(word)
                 }
             }
             return try body(&value)
         #endif
     }
+}
 
-    #if !canImport(Darwin)
+#if !canImport(Darwin)
+    /// The slow paths of ``_PILockedValue`` on Linux, out of line and not generic, so that the
+    /// uncontended `withLock` of every specialization stays two compare-and-exchanges.
+    enum _PIFutex {
         /// The lock is taken: wait in the kernel, lending this thread's priority to the owner.
-        /// Static, taking the word alone: a method would have the lock object retained around
-        /// every `withLock` that might call it.
         @inline(never)
-        private static func lockWaiting(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
+        static func lockWaiting(_ word: UnsafeMutablePointer<Atomic<UInt32>>, owner: UInt32) {
+            // Holders keep the lock for nanoseconds: look again a few times (about a microsecond)
+            // before asking the kernel, which costs a system call on both sides. The look is
+            // bounded and never yields, so it cannot keep a holder from running for long.
+            for _ in 0..<Self.looksBeforeWaiting {
+                c_eds_cpu_relax()
+                if word.pointee.load(ordering: .relaxed) == 0
+                    && word.pointee.compareExchange(expected: 0, desired: owner, ordering: .acquiring).exchanged
+                {
+                    return
+                }
+            }
             let result = c_eds_futex_lock_pi(UnsafeMutableRawPointer(word).assumingMemoryBound(to: UInt32.self))
             precondition(result == 0, "EventDrivenSwift: a lock of the bus was taken twice by one thread")
             // The kernel made this thread the owner; this load is the acquire that pairs with
@@ -86,12 +100,15 @@ final class _PILockedValue<Value: ~Copyable>: @unchecked Sendable {
             _ = word.pointee.load(ordering: .acquiring)
         }
 
+        /// How often a thread that finds the lock taken looks again before it waits in the kernel.
+        static var looksBeforeWaiting: Int { 64 }
+
         /// Threads wait (the kernel set the waiters bit): hand the lock to the first of them.
         @inline(never)
-        private static func unlockWaking(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
+        static func unlockWaking(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
             // Changes nothing; it is the release the next owner's acquire pairs with.
             _ = word.pointee.wrappingAdd(0, ordering: .releasing)
             c_eds_futex_unlock_pi(UnsafeMutableRawPointer(word).assumingMemoryBound(to: UInt32.self))
         }
-    #endif
-}
+    }
+#endif
