@@ -22,7 +22,9 @@ public final class NATSClient: Sendable {
     let counters = _NATSClientCounters()
     let state = NIOLockedValueBox(_ClientState())
     /// `_INBOX.<random>`: replies to this client's requests arrive under it.
-    let inboxPrefix = "_INBOX." + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+    let inboxPrefix: String
+    /// `_INBOX.<random>.`, the bytes a reply subject starts with.
+    let replyPrefix: [UInt8]
 
     /// Creates a client; call ``connect()`` before using it.
     public init(
@@ -32,6 +34,8 @@ public final class NATSClient: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.group = eventLoopGroup
+        self.inboxPrefix = "_INBOX." + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        self.replyPrefix = Array((inboxPrefix + ".").utf8)
     }
 
     /// What the client has done and what went wrong so far.
@@ -97,7 +101,7 @@ public final class NATSClient: Sendable {
                 Int64(
                     timeout.components.seconds * 1_000_000_000
                         + timeout.components.attoseconds / 1_000_000_000))
-        let pending = _ClientState.PendingRequest(deadline: deadline, callback: callback)
+        let pending = _ClientState.PendingRequest(deadline: deadline, receiver: .callback(callback))
         var token: UInt64 = 0
         try enqueue(
             registering: { state in
@@ -110,6 +114,25 @@ public final class NATSClient: Sendable {
                     subject: subject, replyTo: "\(self.inboxPrefix).\(token)", headers: headers, payload: payload,
                     into: &out)
             })
+        counters.messagesOut.add(1, ordering: .relaxed)
+    }
+
+    /// Publishes a request whose frame `write` appends, given the token that ends its reply
+    /// subject (`<replyPrefix><token>`), and hands the reply (or the timeout, lost connection or
+    /// close) to `sink` under `key`: no closure per request.
+    /// - Throws: ``NATSError/outboundBufferFull(limit:)``, ``NATSError/closed``,
+    ///   ``NATSError/connectionLost``.
+    func request(
+        sink: any _NATSReplySink, key: UInt64, deadline: NIODeadline, _ write: (inout ByteBuffer, UInt64) -> Void
+    ) throws {
+        var token: UInt64 = 0
+        try enqueue(
+            registering: { state in
+                token = state.nextToken
+                state.nextToken += 1
+                state.requests[token] = _ClientState.PendingRequest(deadline: deadline, receiver: .sink(sink, key))
+            },
+            { out in write(&out, token) })
         counters.messagesOut.add(1, ordering: .relaxed)
     }
 
