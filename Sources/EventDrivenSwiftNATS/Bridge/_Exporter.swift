@@ -11,9 +11,15 @@ import NIOCore
 /// client hands the acknowledgement back under that key (``_NATSReplySink``): no closure, header
 /// list, id string or body copy per event.
 final class _Exporter: _NATSReplySink, Sendable {
+    /// What a caller of ``NATSBridge/publishAndWait(_:)`` waits on.
+    typealias Completion = @Sendable (Result<Void, NATSBridgeError>) -> Void
+
     private struct State: Sendable {
         /// The publishes waiting for their acknowledgement, by key.
         var pending: [UInt64: _Publish] = [:]
+        /// The completions of those that have one, by key (kept apart: looking one up in
+        /// ``pending`` copied the whole publish).
+        var completions: [UInt64: Completion] = [:]
         var nextKey: UInt64 = 0
         /// Each waits until fewer than its limit are in flight.
         var waiters: [(limit: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -121,12 +127,12 @@ final class _Exporter: _NATSReplySink, Sendable {
         }
         counters.exported.add(1, ordering: .relaxed)
         let publish = _Publish(
-            template: template, body: body, id: id, traceparent: NATSTraceContext.traceparent, attempt: 1,
-            completion: completion)
+            template: template, body: body, id: id, traceparent: NATSTraceContext.traceparent, attempt: 1)
         let key = state.withLockedValue { state in
             let key = state.nextKey
             state.nextKey &+= 1
             state.pending[key] = publish
+            if let completion { state.completions[key] = completion }
             return key
         }
         attempt(publish, key: key)
@@ -154,7 +160,6 @@ final class _Exporter: _NATSReplySink, Sendable {
         let traceparent: String?
         /// The attempt under way, from 1.
         var attempt: Int
-        let completion: (@Sendable (Result<Void, NATSBridgeError>) -> Void)?
     }
 
     private func attempt(_ publish: _Publish, key: UInt64) {
@@ -241,22 +246,24 @@ final class _Exporter: _NATSReplySink, Sendable {
     /// Ends the publish under `key`: its completion, if any, gets `result` before the publish
     /// stops counting as in flight.
     private func finish(_ key: UInt64, _ result: Result<Void, NATSBridgeError>) {
-        let (completion, ready) = state.withLockedValue {
-            state -> ((@Sendable (Result<Void, NATSBridgeError>) -> Void)?, [CheckedContinuation<Void, Never>]) in
-            guard let index = state.pending.index(forKey: key) else { return (nil, []) }
-            if let completion = state.pending.values[index].completion { return (completion, []) }
-            state.pending.remove(at: index)
-            return (nil, state.readyWaiters())
+        // The record is released after the lock: it may free the body.
+        var (completion, ready, removed) = state.withLockedValue {
+            state -> (Completion?, [CheckedContinuation<Void, Never>], _Publish?) in
+            if !state.completions.isEmpty, let completion = state.completions.removeValue(forKey: key) {
+                return (completion, [], nil)
+            }
+            let removed = state.pending.removeValue(forKey: key)
+            return (nil, state.readyWaiters(), removed)
         }
-        var waiters = ready
         if let completion {
             completion(result)
-            waiters = state.withLockedValue { state in
-                state.pending.removeValue(forKey: key)
-                return state.readyWaiters()
+            (ready, removed) = state.withLockedValue { state in
+                let removed = state.pending.removeValue(forKey: key)
+                return (state.readyWaiters(), removed)
             }
         }
-        for waiter in waiters { waiter.resume() }
+        _ = removed
+        for waiter in ready { waiter.resume() }
     }
 }
 

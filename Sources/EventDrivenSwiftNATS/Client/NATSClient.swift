@@ -125,14 +125,17 @@ public final class NATSClient: Sendable {
     func request(
         sink: any _NATSReplySink, key: UInt64, deadline: NIODeadline, _ write: (inout ByteBuffer, UInt64) -> Void
     ) throws {
-        var token: UInt64 = 0
-        try enqueue(
-            registering: { state in
-                token = state.nextToken
-                state.nextToken += 1
-                state.requests[token] = _ClientState.PendingRequest(deadline: deadline, receiver: .sink(sink, key))
-            },
-            { out in write(&out, token) })
+        // Not `enqueue(registering:_:)`: a token shared by its two closures made every access to
+        // it a dynamic exclusivity check.
+        let channel: (any Channel)? = try state.withLockedValue { state in
+            try admit(&state)
+            let token = state.nextToken
+            state.nextToken += 1
+            state.requests[token] = _ClientState.PendingRequest(deadline: deadline, receiver: .sink(sink, key))
+            write(&state.pending, token)
+            return channelToFlush(&state)
+        }
+        if let channel { channel.eventLoop.execute { self.writePending(to: channel) } }
         counters.messagesOut.add(1, ordering: .relaxed)
     }
 
@@ -200,22 +203,33 @@ public final class NATSClient: Sendable {
         registering: (inout _ClientState) -> Void = { _ in }, _ write: (inout ByteBuffer) -> Void
     ) throws {
         let channel: (any Channel)? = try state.withLockedValue { state in
-            switch state.phase {
-            case .closed: throw NATSError.closed
-            case .idle: throw NATSError.connectionLost
-            case .connected, .reconnecting: break
-            }
-            guard state.pending.readableBytes < configuration.maximumOutboundBytes else {
-                counters.outboundBufferFull.add(1, ordering: .relaxed)
-                throw NATSError.outboundBufferFull(limit: configuration.maximumOutboundBytes)
-            }
+            try admit(&state)
             registering(&state)
             write(&state.pending)
-            guard let channel = state.channel, !state.flushScheduled else { return nil }
-            state.flushScheduled = true
-            return channel
+            return channelToFlush(&state)
         }
         if let channel { channel.eventLoop.execute { self.writePending(to: channel) } }
+    }
+
+    /// Throws unless an operation can be queued now: connected or reconnecting, and room in the
+    /// outbound bytes.
+    private func admit(_ state: inout _ClientState) throws {
+        switch state.phase {
+        case .closed: throw NATSError.closed
+        case .idle: throw NATSError.connectionLost
+        case .connected, .reconnecting: break
+        }
+        guard state.pending.readableBytes < configuration.maximumOutboundBytes else {
+            counters.outboundBufferFull.add(1, ordering: .relaxed)
+            throw NATSError.outboundBufferFull(limit: configuration.maximumOutboundBytes)
+        }
+    }
+
+    /// The channel to schedule a write on, when none is scheduled yet.
+    private func channelToFlush(_ state: inout _ClientState) -> (any Channel)? {
+        guard let channel = state.channel, !state.flushScheduled else { return nil }
+        state.flushScheduled = true
+        return channel
     }
 
     /// Hands the gathered bytes to `channel`, unless the socket's own buffer is full: then they

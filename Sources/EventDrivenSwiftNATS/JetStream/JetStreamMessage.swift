@@ -156,15 +156,19 @@ public struct JetStreamPublishAck: Sendable, Equatable {
             duplicate: value(of: "\"duplicate\":").map { $0.elementsEqual("true".utf8) } ?? false)
     }
 
-    /// The index just past the first occurrence of `needle` in `bytes`.
+    /// The index just past the first occurrence of `needle` in `bytes`: `memchr` for its first
+    /// byte, `memcmp` for the rest (comparing slices generically cost more than the rest of the
+    /// parse).
     private static func find(_ needle: StaticString, in bytes: UnsafeRawBufferPointer) -> Int? {
-        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
+        let count = needle.utf8CodeUnitCount
+        guard count > 0, bytes.count >= count, let base = bytes.baseAddress else { return nil }
+        let first = Int32(needle.utf8Start.pointee)
         var index = 0
-        while index <= bytes.count - pattern.count {
-            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
-                return index + pattern.count
-            }
+        let last = bytes.count - count
+        while index <= last {
+            guard let hit = memchr(base + index, first, last - index + 1) else { return nil }
+            index = base.distance(to: UnsafeRawPointer(hit))
+            if memcmp(base + index, needle.utf8Start, count) == 0 { return index + count }
             index += 1
         }
         return nil

@@ -56,48 +56,61 @@ enum NATSCommandEncoder {
             + 1 + decimalLength(UInt64(total)) + 2
         let size = lineLength + total + 2
         out.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { buffer in
-            var position = buffer.baseAddress!
-            func copy(_ bytes: UnsafeRawBufferPointer) {
-                guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-                position.copyMemory(from: base, byteCount: bytes.count)
-                position += bytes.count
-            }
-            func copy(_ text: StaticString) {
-                copy(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-            }
-            func copy(_ bytes: [UInt8]) { bytes.withUnsafeBytes { copy($0) } }
-            func decimal(_ value: UInt64) {
-                let length = decimalLength(value)
-                var rest = value
-                for index in stride(from: length - 1, through: 0, by: -1) {
-                    position.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: index, as: UInt8.self)
-                    rest /= 10
-                }
-                position += length
-            }
-            copy("HPUB ")
-            copy(subject)
-            copy(" ")
-            copy(replyPrefix)
-            decimal(token)
-            copy(" ")
-            decimal(UInt64(headerLength))
-            copy(" ")
-            decimal(UInt64(total))
-            copy("\r\nNATS/1.0\r\nNats-Msg-Id: ")
-            writeID(position)
-            position += idLength
-            copy("\r\n")
-            copy(fixedHeaders)
+            // A writer value rather than local functions over a captured pointer: those made
+            // every copy a dynamic exclusivity check (`swift_beginAccess`).
+            var writer = _RawWriter(position: buffer.baseAddress!)
+            writer.copy("HPUB ")
+            writer.copy(subject)
+            writer.copy(" ")
+            writer.copy(replyPrefix)
+            writer.decimal(token)
+            writer.copy(" ")
+            writer.decimal(UInt64(headerLength))
+            writer.copy(" ")
+            writer.decimal(UInt64(total))
+            writer.copy("\r\nNATS/1.0\r\nNats-Msg-Id: ")
+            writeID(writer.position)
+            writer.position += idLength
+            writer.copy("\r\n")
+            writer.copy(fixedHeaders)
             if traceparent != nil {
-                copy("traceparent: ")
-                copy(traceparentBytes)
-                copy("\r\n")
+                writer.copy("traceparent: ")
+                writer.copy(traceparentBytes)
+                writer.copy("\r\n")
             }
-            copy("\r\n")
-            copy(body)
-            copy("\r\n")
+            writer.copy("\r\n")
+            writer.copy(body)
+            writer.copy("\r\n")
             return size
+        }
+    }
+
+    /// Copies bytes to raw memory whose room was worked out before.
+    struct _RawWriter {
+        var position: UnsafeMutableRawPointer
+
+        mutating func copy(_ bytes: UnsafeRawBufferPointer) {
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+            position.copyMemory(from: base, byteCount: bytes.count)
+            position += bytes.count
+        }
+
+        mutating func copy(_ text: StaticString) {
+            copy(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        mutating func copy(_ bytes: [UInt8]) {
+            bytes.withUnsafeBytes { copy($0) }
+        }
+
+        mutating func decimal(_ value: UInt64) {
+            let length = NATSCommandEncoder.decimalLength(value)
+            var rest = value
+            for index in stride(from: length - 1, through: 0, by: -1) {
+                position.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: index, as: UInt8.self)
+                rest /= 10
+            }
+            position += length
         }
     }
 
