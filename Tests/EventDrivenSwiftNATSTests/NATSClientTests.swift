@@ -96,6 +96,42 @@ extension NATSServerTests {
         }
     }
 
+    @Test(
+        "X2: publishes from several threads, in bursts and one at a time, all go out without a flush, in order per publisher"
+    )
+    func writesAreGatheredAndNoneIsLeftBehind() async throws {
+        try await withNATSServer { server in
+            let publisher = try await connectedClient(server)
+            let subscriber = try await connectedClient(server)
+            let received = Collected<String>()
+            try subscriber.subscribe(to: "w.>") { received.append($0.subject + " " + $0.string) }
+            try await subscriber.flush()
+            // Bursts from four tasks at once: the event loop gathers them while it writes.
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for task in 0..<4 {
+                    tasks.addTask {
+                        for index in 0..<5_000 {
+                            try publisher.publish(ByteBuffer(string: String(index)), to: "w.\(task)")
+                        }
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+            #expect(await poll(timeout: .seconds(10)) { received.values.count == 20_000 })
+            for task in 0..<4 {
+                let values = received.values.filter { $0.hasPrefix("w.\(task) ") }
+                #expect(values == (0..<5_000).map { "w.\(task) \($0)" })
+            }
+            // Then single messages after the gathering stopped: each goes out by itself, no flush.
+            for index in 0..<3 {
+                try publisher.publish(ByteBuffer(string: "single \(index)"), to: "w.single")
+                #expect(await poll(timeout: .seconds(5)) { received.values.contains("w.single single \(index)") })
+            }
+            await publisher.close()
+            await subscriber.close()
+        }
+    }
+
     @Test("X2: a stream that exists with another configuration is a clear error")
     func streamMismatch() async throws {
         try await withNATSServer { server in

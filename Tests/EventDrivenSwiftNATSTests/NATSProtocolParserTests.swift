@@ -141,6 +141,10 @@ struct NATSProtocolParserTests {
             try JetStreamPublishAck.parse("{\"error\":{\"code\":503,\"err_code\":10039,\"description\":\"no\"}}")
         }
         #expect(throws: JetStreamAPIError.self) { try JetStreamPublishAck.parse("{\"stream\":\"EDS\"}") }
+        #expect(throws: JetStreamAPIError.self) { try JetStreamPublishAck.parse("{\"stream\":\"EDS\",\"seq\":\"x\"}") }
+        let withDomain = try JetStreamPublishAck.parse(
+            "{\"stream\":\"error\",\"domain\":\"hub\",\"seq\":5,\"duplicate\":false}")
+        #expect(withDomain == JetStreamPublishAck(stream: "error", sequence: 5, duplicate: false))
         let fromBuffer = try JetStreamPublishAck.parse(ByteBuffer(string: "{\"stream\":\"S\",\"seq\":9}"))
         #expect(fromBuffer == JetStreamPublishAck(stream: "S", sequence: 9, duplicate: false))
         let client = NATSClient(configuration: NATSClientConfiguration(servers: []))

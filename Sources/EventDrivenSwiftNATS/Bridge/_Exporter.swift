@@ -5,18 +5,45 @@ import NIOCore
 
 /// Publishes events with acknowledgement: every event gets one `Nats-Msg-Id`, kept on each
 /// retry so the stream stores it once; a publish that is never acknowledged is reported.
-final class _Exporter: Sendable {
-    private struct InFlight: Sendable {
-        var count = 0
+///
+/// Every publish waiting for its acknowledgement is one entry of one table, under one key; over
+/// NATS JetStream the frame is written straight into the client's outbound bytes and the
+/// client hands the acknowledgement back under that key (``_NATSReplySink``): no closure, header
+/// list, id string or body copy per event.
+final class _Exporter: _NATSReplySink, Sendable {
+    /// What a caller of ``NATSBridge/publishAndWait(_:)`` waits on.
+    typealias Completion = @Sendable (Result<Void, NATSBridgeError>) -> Void
+
+    private struct State: Sendable {
+        /// The publishes waiting for their acknowledgement, by key.
+        var pending: [UInt64: _Publish] = [:]
+        /// The completions of those that have one, by key (kept apart: looking one up in
+        /// ``pending`` copied the whole publish).
+        var completions: [UInt64: Completion] = [:]
+        var nextKey: UInt64 = 0
         /// Each waits until fewer than its limit are in flight.
         var waiters: [(limit: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// The templates of types published with ``NATSBridge/publish(_:)``, by name.
+        var templates: [String: Template] = [:]
+
+        /// Removes and returns the waiters whose limit is now above the count.
+        mutating func readyWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard !waiters.isEmpty else { return [] }
+            let count = pending.count
+            let ready = waiters.filter { count < $0.limit }.map(\.continuation)
+            if !ready.isEmpty { waiters.removeAll { count < $0.limit } }
+            return ready
+        }
     }
 
     private let transport: any EventTransport
+    /// The client of a NATS JetStream transport: publishes go through it directly.
+    private let client: NATSClient?
+    private let publishTimeout: TimeAmount
     private let configuration: NATSBridgeConfiguration
     private let counters: _BridgeCounters
     private let report: @Sendable (NATSBridgeError) -> Void
-    private let inFlight = NIOLockedValueBox(InFlight())
+    private let state = NIOLockedValueBox(State())
     private let messageIDs = _MessageIDs()
 
     init(
@@ -24,25 +51,46 @@ final class _Exporter: Sendable {
         report: @escaping @Sendable (NATSBridgeError) -> Void
     ) {
         self.transport = transport
+        let jetStream = transport as? NATSJetStreamTransport
+        self.client = jetStream?.client
+        let timeout = jetStream?.consumers.publishTimeout ?? configuration.consumers.publishTimeout
+        self.publishTimeout = .nanoseconds(NATSJetStreamTransport.nanoseconds(timeout))
         self.configuration = configuration
         self.counters = counters
         self.report = report
     }
 
     /// What every message of one event type shares, worked out once per type rather than per
-    /// event.
-    struct Template: Sendable {
+    /// event: the subject, and the header lines after `Nats-Msg-Id` as bytes.
+    final class Template: Sendable {
         let entry: NATSEventRegistry.Entry
         let subject: String
         let version: String
         let source: String
+        let subjectBytes: [UInt8]
+        /// `Eds-Event: …`, `Eds-Event-Version: …`, `Eds-Source: …`, each with its CRLF.
+        let fixedHeaders: [UInt8]
+
+        init(entry: NATSEventRegistry.Entry, subject: String, source: String) {
+            self.entry = entry
+            self.subject = subject
+            self.version = String(entry.version)
+            self.source = source
+            self.subjectBytes = Array(subject.utf8)
+            var headers = ""
+            for (name, value) in [
+                (NATSHeaderName.event, entry.name), (NATSHeaderName.eventVersion, version),
+                (NATSHeaderName.source, source),
+            ] {
+                headers += "\(name): \(value)\r\n"
+            }
+            self.fixedHeaders = Array(headers.utf8)
+        }
     }
 
     /// The template of `entry`'s messages.
     func template(for entry: NATSEventRegistry.Entry) -> Template {
-        Template(
-            entry: entry, subject: configuration.subject(for: entry.name), version: String(entry.version),
-            source: configuration.source)
+        Template(entry: entry, subject: configuration.subject(for: entry.name), source: configuration.source)
     }
 
     /// Publishes `event`; `completion`, if given, gets the outcome after the last attempt.
@@ -50,7 +98,13 @@ final class _Exporter: Sendable {
         _ event: any Eventable, entry: NATSEventRegistry.Entry,
         completion: (@Sendable (Result<Void, NATSBridgeError>) -> Void)? = nil
     ) {
-        export(event, template(for: entry), completion: completion)
+        let template = state.withLockedValue { state in
+            if let template = state.templates[entry.name], template.entry.type == entry.type { return template }
+            let template = self.template(for: entry)
+            state.templates[entry.name] = template
+            return template
+        }
+        export(event, template, completion: completion)
     }
 
     /// Publishes `event` with a template made by ``template(for:)``.
@@ -59,39 +113,36 @@ final class _Exporter: Sendable {
         completion: (@Sendable (Result<Void, NATSBridgeError>) -> Void)? = nil
     ) {
         let entry = template.entry
-        let messageID = messageIDs.next()
+        let id = messageIDs.nextNumber()
         let body: Data
         do {
             body = try entry.encode(event)
         } catch {
             let failure = NATSBridgeError.publishFailed(
-                messageID: messageID, event: entry.name, reason: "cannot encode: \(error)")
+                messageID: messageIDs.string(id), event: entry.name, reason: "cannot encode: \(error)")
             counters.publishFailures.add(1, ordering: .relaxed)
             report(failure)
             completion?(.failure(failure))
             return
         }
-        var headers = NATSHeaders(reservingCapacity: 5)
-        headers.append(NATSHeaderName.messageID, messageID)
-        headers.append(NATSHeaderName.event, entry.name)
-        headers.append(NATSHeaderName.eventVersion, template.version)
-        headers.append(NATSHeaderName.source, template.source)
-        if let traceparent = NATSTraceContext.traceparent {
-            headers.append(NATSHeaderName.traceparent, traceparent)
-        }
         counters.exported.add(1, ordering: .relaxed)
-        inFlight.withLockedValue { $0.count += 1 }
         let publish = _Publish(
-            subject: template.subject, headers: headers, body: ByteBuffer(bytes: body),
-            messageID: messageID, event: entry.name, completion: completion)
-        attempt(publish, number: 1)
+            template: template, body: body, id: id, traceparent: NATSTraceContext.traceparent, attempt: 1)
+        let key = state.withLockedValue { state in
+            let key = state.nextKey
+            state.nextKey &+= 1
+            state.pending[key] = publish
+            if let completion { state.completions[key] = completion }
+            return key
+        }
+        attempt(publish, key: key)
     }
 
     /// Returns once fewer than `limit` publishes are waiting for their acknowledgement (1: none).
     func waitUntilInFlight(below limit: Int) async {
         await withCheckedContinuation { continuation in
-            let isBelow = inFlight.withLockedValue { state -> Bool in
-                if state.count < limit { return true }
+            let isBelow = state.withLockedValue { state -> Bool in
+                if state.pending.count < limit { return true }
                 state.waiters.append((limit, continuation))
                 return false
             }
@@ -99,61 +150,120 @@ final class _Exporter: Sendable {
         }
     }
 
+    /// One event's publish, from its first attempt to its acknowledgement or report.
     private struct _Publish: Sendable {
-        var subject: String
-        var headers: NATSHeaders
-        var body: ByteBuffer
-        var messageID: String
-        var event: String
-        var completion: (@Sendable (Result<Void, NATSBridgeError>) -> Void)?
+        let template: Template
+        /// `JSONEncoder`'s bytes, sent unchanged by every attempt.
+        let body: Data
+        /// The `Nats-Msg-Id`'s counter value (``_MessageIDs``).
+        let id: UInt64
+        let traceparent: String?
+        /// The attempt under way, from 1.
+        var attempt: Int
     }
 
-    private func attempt(_ publish: _Publish, number: Int) {
+    private func attempt(_ publish: _Publish, key: UInt64) {
         do {
-            try transport.publish(subject: publish.subject, headers: publish.headers, body: publish.body) {
-                [self] result in
-                switch result {
-                case .success(let duplicate):
-                    counters.acknowledged.add(1, ordering: .relaxed)
-                    if duplicate { counters.duplicates.add(1, ordering: .relaxed) }
-                    finish(publish, .success(()))
-                case .failure(let error):
-                    retryOrReport(publish, number: number, error: error)
+            if let client {
+                try client.request(sink: self, key: key, deadline: .now() + publishTimeout) { out, token in
+                    publish.body.withUnsafeBytes { body in
+                        NATSCommandEncoder.exportPublish(
+                            subject: publish.template.subjectBytes, replyPrefix: client.replyPrefix, token: token,
+                            writeID: { messageIDs.write(publish.id, to: $0) },
+                            fixedHeaders: publish.template.fixedHeaders, traceparent: publish.traceparent, body: body,
+                            into: &out)
+                    }
+                }
+            } else {
+                var headers = NATSHeaders(reservingCapacity: 5)
+                headers.append(NATSHeaderName.messageID, messageIDs.string(publish.id))
+                headers.append(NATSHeaderName.event, publish.template.entry.name)
+                headers.append(NATSHeaderName.eventVersion, publish.template.version)
+                headers.append(NATSHeaderName.source, publish.template.source)
+                if let traceparent = publish.traceparent {
+                    headers.append(NATSHeaderName.traceparent, traceparent)
+                }
+                try transport.publish(
+                    subject: publish.template.subject, headers: headers, body: ByteBuffer(bytes: publish.body)
+                ) { [self] result in
+                    settle(key, result)
                 }
             }
         } catch {
-            retryOrReport(publish, number: number, error: error)
+            retryOrReport(key, error: error)
         }
     }
 
-    private func retryOrReport(_ publish: _Publish, number: Int, error: any Error) {
-        guard number < configuration.consumers.publishAttempts else {
+    /// The acknowledgement of the publish under `key`, from the client.
+    func reply(to key: UInt64, _ result: Result<NATSMessage, NATSError>) {
+        switch result {
+        case .success(let message):
+            settle(key, Result { try JetStreamPublishAck.parse(message.payload).duplicate })
+        case .failure(let error):
+            settle(key, .failure(error))
+        }
+    }
+
+    private func settle(_ key: UInt64, _ result: Result<Bool, any Error>) {
+        switch result {
+        case .success(let duplicate):
+            counters.acknowledged.add(1, ordering: .relaxed)
+            if duplicate { counters.duplicates.add(1, ordering: .relaxed) }
+            finish(key, .success(()))
+        case .failure(let error):
+            retryOrReport(key, error: error)
+        }
+    }
+
+    private func retryOrReport(_ key: UInt64, error: any Error) {
+        let maximum = configuration.consumers.publishAttempts
+        // The attempt that failed, and whether there will be another.
+        let failed = state.withLockedValue { state -> (publish: _Publish, retry: Bool)? in
+            guard var publish = state.pending[key] else { return nil }
+            guard publish.attempt < maximum else { return (publish, false) }
+            publish.attempt += 1
+            state.pending[key] = publish
+            return (publish, true)
+        }
+        guard let (publish, retry) = failed else { return }
+        guard retry else {
             let failure = NATSBridgeError.publishFailed(
-                messageID: publish.messageID, event: publish.event, reason: "\(error) after \(number) attempts")
+                messageID: messageIDs.string(publish.id), event: publish.template.entry.name,
+                reason: "\(error) after \(publish.attempt) attempts")
             counters.publishFailures.add(1, ordering: .relaxed)
             report(failure)
-            finish(publish, .failure(failure))
+            finish(key, .failure(failure))
             return
         }
         counters.publishRetries.add(1, ordering: .relaxed)
-        let delay = Duration.milliseconds(50 << min(number, 6))
+        let delay = Duration.milliseconds(50 << min(publish.attempt - 1, 6))
         Task {
             try? await Task.sleep(for: delay)
-            self.attempt(publish, number: number + 1)
+            self.attempt(publish, key: key)
         }
     }
 
-    private func finish(_ publish: _Publish, _ result: Result<Void, NATSBridgeError>) {
-        publish.completion?(result)
-        let waiters = inFlight.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            state.count -= 1
-            guard !state.waiters.isEmpty else { return [] }
-            let count = state.count
-            let ready = state.waiters.filter { count < $0.limit }.map(\.continuation)
-            if !ready.isEmpty { state.waiters.removeAll { count < $0.limit } }
-            return ready
+    /// Ends the publish under `key`: its completion, if any, gets `result` before the publish
+    /// stops counting as in flight.
+    private func finish(_ key: UInt64, _ result: Result<Void, NATSBridgeError>) {
+        // The record is released after the lock: it may free the body.
+        var (completion, ready, removed) = state.withLockedValue {
+            state -> (Completion?, [CheckedContinuation<Void, Never>], _Publish?) in
+            if !state.completions.isEmpty, let completion = state.completions.removeValue(forKey: key) {
+                return (completion, [], nil)
+            }
+            let removed = state.pending.removeValue(forKey: key)
+            return (nil, state.readyWaiters(), removed)
         }
-        for waiter in waiters { waiter.resume() }
+        if let completion {
+            completion(result)
+            (ready, removed) = state.withLockedValue { state in
+                let removed = state.pending.removeValue(forKey: key)
+                return (state.readyWaiters(), removed)
+            }
+        }
+        _ = removed
+        for waiter in ready { waiter.resume() }
     }
 }
 

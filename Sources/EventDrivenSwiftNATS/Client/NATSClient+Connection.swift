@@ -51,7 +51,7 @@ extension NATSClient {
         sweeper?.cancel()
         pingTimer?.cancel()
         reconnect?.cancel()
-        for request in requests { request.callback(.failure(.closed)) }
+        for request in requests { request.complete(.failure(.closed)) }
         for waiter in waiters { waiter.resume(throwing: NATSError.closed) }
         try? await channel?.close()
     }
@@ -186,7 +186,7 @@ extension NATSClient {
         counters.disconnects.add(1, ordering: .relaxed)
         counters.requestsLost.add(requests.count, ordering: .relaxed)
         logger.warning("NATS connection lost; reconnecting")
-        for request in requests { request.callback(.failure(.connectionLost)) }
+        for request in requests { request.complete(.failure(.connectionLost)) }
         for waiter in waiters { waiter.resume(throwing: NATSError.connectionLost) }
         let task = Task<Void, Never> { [weak self] in await self?.reconnect() }
         state.withLockedValue { $0.reconnectTask = task }
@@ -220,6 +220,6 @@ extension NATSClient {
             return tokens.compactMap { state.requests.removeValue(forKey: $0) }
         }
         counters.requestTimeouts.add(expired.count, ordering: .relaxed)
-        for request in expired { request.callback(.failure(.timeout)) }
+        for request in expired { request.complete(.failure(.timeout)) }
     }
 }

@@ -91,9 +91,9 @@ extension NATSClient {
 
     private static func answer(_ request: _ClientState.PendingRequest, with message: NATSMessage) {
         if message.headers.status == 503 {
-            request.callback(.failure(.noResponders(subject: message.subject)))
+            request.complete(.failure(.noResponders(subject: message.subject)))
         } else {
-            request.callback(.success(message))
+            request.complete(.success(message))
         }
     }
 }

@@ -16,8 +16,24 @@ struct _ClientState: Sendable {
     }
 
     struct PendingRequest: Sendable {
+        /// Who gets the reply.
+        enum Receiver: Sendable {
+            /// A closure made for this request.
+            case callback(@Sendable (Result<NATSMessage, NATSError>) -> Void)
+            /// An object that takes the replies of many requests, and the request's key there.
+            case sink(any _NATSReplySink, UInt64)
+        }
+
         var deadline: NIODeadline
-        var callback: @Sendable (Result<NATSMessage, NATSError>) -> Void
+        var receiver: Receiver
+
+        /// Hands `result` to the receiver.
+        func complete(_ result: Result<NATSMessage, NATSError>) {
+            switch receiver {
+            case .callback(let callback): callback(result)
+            case .sink(let sink, let key): sink.reply(to: key, result)
+            }
+        }
     }
 
     var phase = Phase.idle

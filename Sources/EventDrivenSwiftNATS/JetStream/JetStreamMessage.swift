@@ -123,51 +123,81 @@ public struct JetStreamPublishAck: Sendable, Equatable {
         try payload.withUnsafeReadableBytes { try parse($0) }
     }
 
+    /// One pass over the object's keys (`find` per key scanned the body four times): `error`
+    /// makes it decode the error and throw it; `stream`, `seq` and `duplicate` are read where
+    /// they lie.
     private static func parse(_ bytes: UnsafeRawBufferPointer) throws -> JetStreamPublishAck {
-        if find("\"error\"", in: bytes) != nil {
-            let response = try? JSONDecoderCache.decoder.decode(_ErrorOnly.self, from: Data(bytes))
-            throw response?.error
-                ?? JetStreamAPIError(code: 0, errorCode: nil, errorDescription: String(decoding: bytes, as: UTF8.self))
-        }
-        /// The bytes of the value after `"key":`, without quotes.
-        func value(of key: StaticString) -> Slice<UnsafeRawBufferPointer>? {
-            guard var index = find(key, in: bytes) else { return nil }
-            while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\"") {
+        let quote = UInt8(ascii: "\"")
+        let space = UInt8(ascii: " ")
+        var stream: Slice<UnsafeRawBufferPointer>?
+        var sequence: UInt64?
+        var duplicate = false
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            guard bytes[index] == quote else {
                 index += 1
+                continue
             }
-            var end = index
-            while end < bytes.count, bytes[end] != UInt8(ascii: ","), bytes[end] != UInt8(ascii: "}"),
-                bytes[end] != UInt8(ascii: "\"")
-            {
-                end += 1
+            // A quoted string: a key when a colon follows it.
+            let keyStart = index + 1
+            var cursor = keyStart
+            while cursor < count, bytes[cursor] != quote { cursor += 1 }
+            let key = bytes[keyStart..<cursor]
+            cursor += 1
+            while cursor < count, bytes[cursor] == space { cursor += 1 }
+            guard cursor < count, bytes[cursor] == UInt8(ascii: ":") else {
+                index = cursor
+                continue
             }
-            return bytes[index..<end]
+            if equals(key, "error") { throw serverError(bytes) }
+            cursor += 1
+            while cursor < count, bytes[cursor] == space { cursor += 1 }
+            let isQuoted = cursor < count && bytes[cursor] == quote
+            if isQuoted { cursor += 1 }
+            let valueStart = cursor
+            while cursor < count {
+                let byte = bytes[cursor]
+                if isQuoted ? byte == quote : (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == space)
+                {
+                    break
+                }
+                cursor += 1
+            }
+            let value = bytes[valueStart..<cursor]
+            if isQuoted { cursor += 1 }
+            index = cursor
+            if equals(key, "stream") {
+                stream = value
+            } else if equals(key, "seq") {
+                sequence =
+                    value.isEmpty || !value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+                    ? nil : value.reduce(UInt64(0)) { $0 &* 10 &+ UInt64($1 - UInt8(ascii: "0")) }
+            } else if equals(key, "duplicate") {
+                duplicate = equals(value, "true")
+            }
         }
-        guard let stream = value(of: "\"stream\":"), let digits = value(of: "\"seq\":"), !digits.isEmpty,
-            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-        else {
+        guard let stream, let sequence else {
             throw JetStreamAPIError(
                 code: 0, errorCode: nil,
                 errorDescription: "unreadable publish ack: \(String(decoding: bytes, as: UTF8.self))")
         }
-        let sequence = digits.reduce(UInt64(0)) { $0 &* 10 &+ UInt64($1 - UInt8(ascii: "0")) }
         return JetStreamPublishAck(
-            stream: String(decoding: stream, as: UTF8.self), sequence: sequence,
-            duplicate: value(of: "\"duplicate\":").map { $0.elementsEqual("true".utf8) } ?? false)
+            stream: String(decoding: stream, as: UTF8.self), sequence: sequence, duplicate: duplicate)
     }
 
-    /// The index just past the first occurrence of `needle` in `bytes`.
-    private static func find(_ needle: StaticString, in bytes: UnsafeRawBufferPointer) -> Int? {
-        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
-        var index = 0
-        while index <= bytes.count - pattern.count {
-            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
-                return index + pattern.count
-            }
-            index += 1
-        }
-        return nil
+    /// Whether `bytes` are `text` (`memcmp`: generic slice comparison cost more than the rest).
+    private static func equals(_ bytes: Slice<UnsafeRawBufferPointer>, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount else { return false }
+        guard let base = bytes.base.baseAddress, bytes.count > 0 else { return bytes.isEmpty }
+        return memcmp(base + bytes.startIndex, text.utf8Start, bytes.count) == 0
+    }
+
+    /// The error the server sent instead of an ack.
+    private static func serverError(_ bytes: UnsafeRawBufferPointer) -> any Error {
+        let response = try? JSONDecoderCache.decoder.decode(_ErrorOnly.self, from: Data(bytes))
+        return response?.error
+            ?? JetStreamAPIError(code: 0, errorCode: nil, errorDescription: String(decoding: bytes, as: UTF8.self))
     }
 
     private struct _ErrorOnly: Decodable { var error: JetStreamAPIError? }

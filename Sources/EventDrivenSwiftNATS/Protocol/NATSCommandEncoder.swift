@@ -35,6 +35,96 @@ enum NATSCommandEncoder {
         out.writeStaticString("\r\n")
     }
 
+    /// What the bridge's exporter sends per event, `HPUB <subject> <replyPrefix><token> <header
+    /// size> <total size>`, then `NATS/1.0`, `Nats-Msg-Id: <id>`, the type's `fixedHeaders`
+    /// (whole lines), `traceparent` when given, and the body: its length worked out first, then
+    /// every part copied into `out` in one pass (writing it part by part through `ByteBuffer`'s
+    /// string writers cost 10 % of the producer).
+    /// - Parameter writeID: writes the 36 characters of the message id at the pointer.
+    static func exportPublish(
+        subject: [UInt8], replyPrefix: [UInt8], token: UInt64, writeID: (UnsafeMutableRawPointer) -> Void,
+        fixedHeaders: [UInt8], traceparent: String?, body: UnsafeRawBufferPointer, into out: inout ByteBuffer
+    ) {
+        var traceparentBytes: [UInt8] = []
+        if let traceparent { traceparentBytes = Array(traceparent.utf8) }
+        let idLength = 36
+        let headerLength =
+            10 + 13 + idLength + 2 + fixedHeaders.count + (traceparent == nil ? 0 : 13 + traceparentBytes.count + 2) + 2
+        let total = headerLength + body.count
+        let lineLength =
+            5 + subject.count + 1 + replyPrefix.count + decimalLength(token) + 1 + decimalLength(UInt64(headerLength))
+            + 1 + decimalLength(UInt64(total)) + 2
+        let size = lineLength + total + 2
+        out.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { buffer in
+            // A writer value rather than local functions over a captured pointer: those made
+            // every copy a dynamic exclusivity check (`swift_beginAccess`).
+            var writer = _RawWriter(position: buffer.baseAddress!)
+            writer.copy("HPUB ")
+            writer.copy(subject)
+            writer.copy(" ")
+            writer.copy(replyPrefix)
+            writer.decimal(token)
+            writer.copy(" ")
+            writer.decimal(UInt64(headerLength))
+            writer.copy(" ")
+            writer.decimal(UInt64(total))
+            writer.copy("\r\nNATS/1.0\r\nNats-Msg-Id: ")
+            writeID(writer.position)
+            writer.position += idLength
+            writer.copy("\r\n")
+            writer.copy(fixedHeaders)
+            if traceparent != nil {
+                writer.copy("traceparent: ")
+                writer.copy(traceparentBytes)
+                writer.copy("\r\n")
+            }
+            writer.copy("\r\n")
+            writer.copy(body)
+            writer.copy("\r\n")
+            return size
+        }
+    }
+
+    /// Copies bytes to raw memory whose room was worked out before.
+    struct _RawWriter {
+        var position: UnsafeMutableRawPointer
+
+        mutating func copy(_ bytes: UnsafeRawBufferPointer) {
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+            position.copyMemory(from: base, byteCount: bytes.count)
+            position += bytes.count
+        }
+
+        mutating func copy(_ text: StaticString) {
+            copy(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        mutating func copy(_ bytes: [UInt8]) {
+            bytes.withUnsafeBytes { copy($0) }
+        }
+
+        mutating func decimal(_ value: UInt64) {
+            let length = NATSCommandEncoder.decimalLength(value)
+            var rest = value
+            for index in stride(from: length - 1, through: 0, by: -1) {
+                position.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: index, as: UInt8.self)
+                rest /= 10
+            }
+            position += length
+        }
+    }
+
+    /// The number of decimal digits of `value`.
+    static func decimalLength(_ value: UInt64) -> Int {
+        var length = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            length += 1
+        }
+        return length
+    }
+
     /// `SUB <subject> [queue] <sid>`.
     static func subscribe(subject: String, queue: String?, sid: UInt64, into out: inout ByteBuffer) {
         out.writeStaticString("SUB ")
