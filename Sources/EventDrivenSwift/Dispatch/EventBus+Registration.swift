@@ -1,0 +1,60 @@
+// Registration: every receiver kind adds and removes its subscriptions here, and finds the
+// bus's shared mailboxes.
+extension EventBus {
+    /// Adds `subscription` to its route; every registration of every receiver kind comes here.
+    ///
+    /// A registration that arrives once the bus has begun shutting down ends at once (a stream
+    /// finishes, an async listener ends, a handle reports inactive): the shutdown's snapshot of
+    /// the subscriptions may have been taken before it was added, and the lifecycle stops
+    /// accepting before that snapshot, so checking after the add leaves no gap.
+    func register(_ subscription: _Subscription) {
+        let ownerReleased = registry.withLock { $0.add(subscription) }
+        // Out of the registry already: only their deliveries still pending must see them gone.
+        for listener in ownerReleased { listener.cancelWithoutUnregistering() }
+        if !lifecycle.isAccepting { subscription.cancel() }
+        if subscription.isForConsumptionNotices { updateConsumptionNotices() }
+    }
+
+    func unregister(_ subscription: _Subscription) {
+        registry.withLock { $0.remove(subscription) }
+        if subscription.isForConsumptionNotices { updateConsumptionNotices() }
+        guard case .mailbox(let mailbox) = subscription.target else { return }
+        // Deliveries already queued for the removed subscription are still settled by its
+        // mailbox (counted as discarded); keep the mailbox visible to `drain()` until then.
+        let id = ObjectIdentifier(mailbox)
+        sharedMailboxes.withLock { $0.detaching[id, default: (mailbox, 0)].count += 1 }
+        mailbox.addBarrier { [weak self] in
+            self?.sharedMailboxes.withLock { shared in
+                guard let entry = shared.detaching[id] else { return }
+                shared.detaching[id] = entry.count > 1 ? (entry.mailbox, entry.count - 1) : nil
+            }
+        }
+    }
+
+    /// How many handlers are registered for `type`.
+    public func subscriberCount<E: Eventable>(for type: E.Type) -> Int {
+        registry.withLock { $0.routes[ObjectIdentifier(type)]?.subscriptions.count ?? 0 }
+    }
+
+    /// The mailbox of the bus's listener thread, started on first use.
+    var listenerMailbox: _Mailbox {
+        sharedMailboxes.withLock { shared in
+            if let mailbox = shared.listenerThread { return mailbox }
+            let thread = _MailboxThread(name: _MailboxExecutor.listenerThreadNamePrefix + "\(label))")
+            let mailbox = _Mailbox(executor: .thread(thread), counters: counters)
+            thread.start(mailbox)
+            shared.listenerThread = mailbox
+            return mailbox
+        }
+    }
+
+    /// The mailbox drained on the main queue, for main-actor delivery.
+    var mainMailbox: _Mailbox {
+        sharedMailboxes.withLock { shared in
+            if let mailbox = shared.main { return mailbox }
+            let mailbox = _Mailbox(executor: .mainQueue(mainQueueWatch), counters: counters)
+            shared.main = mailbox
+            return mailbox
+        }
+    }
+}
