@@ -16,7 +16,6 @@ extension EventBus {
     /// inline: it is boxed here, before the registry lock, so that nothing is allocated under
     /// it; the entries copy the box.
     @inline(never)
-    @usableFromInline
     func routeBoxed(
         key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority,
         makeEnvelope: (UInt64) -> _EventEnvelope

@@ -106,7 +106,8 @@ public final class EventBus: Sendable {
     ///
     /// While the bus is observed (interceptors, or service contexts to carry), the metadata is
     /// annotated first, out of line; otherwise that costs one relaxed load. Always inlined, so
-    /// a dispatch that nobody observes is one call into the module, ``route(key:method:boxesInline:makeEnvelope:)``.
+    /// that a dispatch nobody observes is one call into the module,
+    /// ``route(key:method:priority:boxesInline:makeEnvelope:)``.
     @inlinable @inline(__always)
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata, site: _DispatchSite = .library) {
         if _slowPath(counters.observation.isAnnotating) {
