@@ -8,15 +8,17 @@ extension EventBus {
     /// the subscriptions may have been taken before it was added, and the lifecycle stops
     /// accepting before that snapshot, so checking after the add leaves no gap.
     func register(_ subscription: _Subscription) {
-        let ownerReleased = registry.withLock { $0.add(subscription) }
+        // What the change replaced is released here, after the lock (see `_Registry.Replaced`).
+        let replaced = registry.withLock { $0.add(subscription) }
         // Out of the registry already: only their deliveries still pending must see them gone.
-        for listener in ownerReleased { listener.cancelWithoutUnregistering() }
+        for listener in replaced.ownerReleased { listener.cancelWithoutUnregistering() }
         if !lifecycle.isAccepting { subscription.cancel() }
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }
     }
 
     func unregister(_ subscription: _Subscription) {
-        registry.withLock { $0.remove(subscription) }
+        let replaced = registry.withLock { $0.remove(subscription) }
+        _ = consume replaced
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }
         guard case .mailbox(let mailbox) = subscription.target else { return }
         // Deliveries already queued for the removed subscription are still settled by its

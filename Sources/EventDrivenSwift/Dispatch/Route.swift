@@ -62,42 +62,57 @@ struct _Registry {
         self.inFlight = inFlight
     }
 
+    /// What a change to the registry took out of it, for the caller to release once the lock is
+    /// released: a replaced route's `deinit` leaves the in-flight count (which may resume a
+    /// waiting shutdown), and a subscription's may free the user's closures.
+    struct Replaced {
+        /// The route the change replaced, if any.
+        var route: _Route?
+        /// Listeners whose owner was freed, taken out of the route in the same pass.
+        var ownerReleased: [_Subscription] = []
+    }
+
     /// Adds `subscription` to its route. The listeners of the route whose owner was freed leave
     /// it in the same pass, which copies the route anyway, so that owner churn does not leave
-    /// them behind; they are returned for the caller to release outside the lock.
-    @discardableResult
-    mutating func add(_ subscription: _Subscription) -> [_Subscription] {
+    /// them behind.
+    mutating func add(_ subscription: _Subscription) -> Replaced {
         if let channel = subscription.channel {
             var subscriptions = channels[channel]?.subscriptions ?? []
             subscriptions.append(subscription)
-            channels[channel] = _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
-            return []
+            let replaced = channels.updateValue(
+                _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight), forKey: channel)
+            return Replaced(route: replaced)
         }
         let key = subscription.eventType
-        var subscriptions = routes[key]?.subscriptions ?? []
-        var released: [_Subscription] = []
+        let replaced = routes[key]
+        var subscriptions = replaced?.subscriptions ?? []
+        var ownerReleased: [_Subscription] = []
         subscriptions.removeAll { existing in
             guard existing.hasOwner && existing.owner == nil else { return false }
-            released.append(existing)
+            ownerReleased.append(existing)
             return true
         }
         subscriptions.append(subscription)
         routes[key] = makeRoute(key, subscriptions)
-        return released
+        return Replaced(route: replaced, ownerReleased: ownerReleased)
     }
 
-    mutating func remove(_ subscription: _Subscription) {
+    /// Removes `subscription` from its route.
+    mutating func remove(_ subscription: _Subscription) -> Replaced {
         if let channel = subscription.channel {
-            guard var subscriptions = channels[channel]?.subscriptions else { return }
+            guard let replaced = channels[channel] else { return Replaced() }
+            var subscriptions = replaced.subscriptions
             subscriptions.removeAll { $0 === subscription }
             channels[channel] =
                 subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
-            return
+            return Replaced(route: replaced)
         }
         let key = subscription.eventType
-        guard var subscriptions = routes[key]?.subscriptions else { return }
+        guard let replaced = routes[key] else { return Replaced() }
+        var subscriptions = replaced.subscriptions
         subscriptions.removeAll { $0 === subscription }
         routes[key] = subscriptions.isEmpty ? nil : makeRoute(key, subscriptions)
+        return Replaced(route: replaced)
     }
 
     /// Every subscription of every type and channel.
