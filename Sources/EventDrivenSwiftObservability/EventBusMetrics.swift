@@ -127,19 +127,23 @@ public final class EventBusMetrics: EventInterceptor {
 
     /// The metric of `label` for these dimension values, made with its dimensions the first
     /// time (`bus`, then `event` if any, then `third` if any, in that order).
-    private func made<Metric>(
+    ///
+    /// The metric is made outside the cache's lock, because the factory is the user's code. Two
+    /// threads that miss at once each make one; the first stored is kept and returned to both.
+    private func made<Metric: Sendable>(
         in cache: borrowing Mutex<[Key: Metric]>, _ label: String, bus: String, event: String?,
         _ third: (name: String, value: String)?, make: ([(String, String)]) -> Metric
     ) -> Metric {
         let key = Key(label: label, bus: bus, event: event, third: third?.value)
+        if let metric = cache.withLock({ $0[key] }) { return metric }
+        var dimensions = [("bus", bus)]
+        if let event { dimensions.append(("event", event)) }
+        if let third { dimensions.append((third.name, third.value)) }
+        let made = make(dimensions)
         return cache.withLock { cache in
-            if let metric = cache[key] { return metric }
-            var dimensions = [("bus", bus)]
-            if let event { dimensions.append(("event", event)) }
-            if let third { dimensions.append((third.name, third.value)) }
-            let metric = make(dimensions)
-            cache[key] = metric
-            return metric
+            if let stored = cache[key] { return stored }
+            cache[key] = made
+            return made
         }
     }
 }

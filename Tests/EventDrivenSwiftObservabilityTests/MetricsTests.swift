@@ -3,6 +3,7 @@ import Dispatch
 import EventDrivenSwift
 import EventDrivenSwiftObservability
 import MetricsTestKit
+import Synchronization
 import Testing
 
 private struct Order: Eventable {
@@ -111,5 +112,76 @@ struct MetricsTests {
         quiet.listen(Order.self, executeOn: .synchronous) { _, _ in }
         quiet.queue(Order(id: 1))
         #expect(metrics.counters.isEmpty)
+    }
+}
+
+/// A factory that forwards to `TestMetrics` and, while making a recorder (a gauge), runs code
+/// the test sets: the user's code that the bus's metrics must not run under a lock of theirs.
+private final class ReentrantFactory: MetricsFactory {
+    let base = TestMetrics()
+    let whileMakingRecorder = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func makeCounter(label: String, dimensions: [(String, String)]) -> CounterHandler {
+        base.makeCounter(label: label, dimensions: dimensions)
+    }
+    func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> FloatingPointCounterHandler {
+        base.makeFloatingPointCounter(label: label, dimensions: dimensions)
+    }
+    func makeMeter(label: String, dimensions: [(String, String)]) -> MeterHandler {
+        base.makeMeter(label: label, dimensions: dimensions)
+    }
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> RecorderHandler {
+        // Taken out first, so that it runs once.
+        let hook = whileMakingRecorder.withLock { hook in
+            defer { hook = nil }
+            return hook
+        }
+        hook?()
+        return base.makeRecorder(label: label, dimensions: dimensions, aggregate: aggregate)
+    }
+    func makeTimer(label: String, dimensions: [(String, String)]) -> TimerHandler {
+        base.makeTimer(label: label, dimensions: dimensions)
+    }
+    func destroyCounter(_ handler: CounterHandler) { base.destroyCounter(handler) }
+    func destroyMeter(_ handler: MeterHandler) { base.destroyMeter(handler) }
+    func destroyFloatingPointCounter(_ handler: FloatingPointCounterHandler) {
+        base.destroyFloatingPointCounter(handler)
+    }
+    func destroyRecorder(_ handler: RecorderHandler) { base.destroyRecorder(handler) }
+    func destroyTimer(_ handler: TimerHandler) { base.destroyTimer(handler) }
+}
+
+@Suite("Metrics through swift-metrics: the factory is the user's code (SPEC M1)")
+struct MetricsFactoryReentryTests {
+    @Test(
+        "M1: a factory that uses the metrics while it makes one is not run under their lock",
+        .timeLimit(.minutes(1)))
+    func factoryRunsOutsideTheLock() async throws {
+        let factory = ReentrantFactory()
+        let bus = EventBus(label: "reentry")
+        let interceptor = EventBusMetrics(factory: factory, depthSamplingInterval: .seconds(3_600))
+        bus.addInterceptor(interceptor)
+        let gate = Gate()
+        bus.listen(Order.self, executeOn: .listenerThread) { order, _ in if order.id == 0 { gate.block() } }
+        bus.queue(Order(id: 0))
+        gate.waitUntilEntered()
+        for id in 1...3 { bus.queue(Order(id: id)) }
+        let reentered = Mutex(false)
+        // Making the first depth gauge samples the depths again, from inside the factory.
+        factory.whileMakingRecorder.withLock {
+            $0 = {
+                interceptor.sampleMailboxDepths()
+                reentered.withLock { $0 = true }
+            }
+        }
+        interceptor.sampleMailboxDepths()
+        #expect(reentered.withLock { $0 }, "the factory was asked for a gauge and sampled from inside")
+        let gauge = try factory.base.expectGauge(
+            "eventbus.mailbox.depth", [("bus", "reentry"), ("receiver", "listener_thread")])
+        // The three waiting, and the one running.
+        #expect(gauge.lastValue == 4)
+        gate.open()
+        await bus.drain()
+        await bus.shutdown()
     }
 }
