@@ -128,10 +128,11 @@ public final class EventBus: Sendable {
     @inlinable @inline(never)
     func dispatchAnnotated<E: Eventable>(_ event: E, metadata: EventMetadata, site: _DispatchSite) {
         let annotation = counters.observation.annotation(for: event, metadata, site: site)
-        // Not `boxesInline`: an entry built in place is never destroyed, and this one holds
-        // the annotation, which must be released.
+        // Not `boxesInline` when there is an annotation: an entry built in place is never
+        // destroyed, and the annotation must be released.
         route(
-            key: _routingKey(of: event), method: metadata.method, priority: metadata.priority, boxesInline: false
+            key: _routingKey(of: event), method: metadata.method, priority: metadata.priority,
+            boxesInline: annotation == nil && _boxesInline(E.self)
         ) { sequence in
             _EventEnvelope(event: event, metadata: metadata, sequence: sequence, annotation: annotation)
         }
