@@ -76,7 +76,7 @@ struct MailboxCloseTests {
         let mailbox = _Mailbox(executor: .queue(queue), counters: bus.counters)
         let gate = CoreGate()
         let subscription = _Subscription(
-            Hold.self, owner: nil, target: .mailbox(mailbox), interest: .all, registrar: bus
+            Hold.self, owner: nil, target: mailbox, interest: .all, registrar: bus
         ) { (_: Hold, _: EventMetadata) in gate.block() }
         let metadata = EventMetadata(priority: .normal, method: .queue, dispatchTime: .now(), scheduledTime: nil)
         mailbox.enqueue(_EventEnvelope(event: Hold(), metadata: metadata), for: .passUnretained(subscription))

@@ -120,7 +120,8 @@ struct MailboxLanesTests {
             // for one batch, then again for the next after the first was released.
             let subscriptions = (0..<40).map { _ in
                 _Subscription(
-                    Note.self, owner: nil, target: .synchronous, interest: .all, registrar: bus, handler: { _, _ in })
+                    Note.self, owner: nil, target: _SynchronousTarget(counters: bus.counters), interest: .all,
+                    registrar: bus, handler: { _, _ in })
             }
             weakSubscriptions = subscriptions.map { WeakSubscription(subscription: $0) }
             for batch in 0..<2 {

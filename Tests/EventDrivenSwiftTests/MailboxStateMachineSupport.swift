@@ -64,7 +64,10 @@ extension MailboxStateMachineTests {
         var recipient: _MailboxRecipient { _MailboxRecipient(.passUnretained(subscription)) }
 
         static func subscription(_ bus: EventBus) -> _Subscription {
-            _Subscription(Note.self, owner: nil, target: .synchronous, interest: .all, registrar: bus) { _, _ in }
+            _Subscription(
+                Note.self, owner: nil, target: _SynchronousTarget(counters: bus.counters), interest: .all,
+                registrar: bus
+            ) { _, _ in }
         }
 
         func entry(

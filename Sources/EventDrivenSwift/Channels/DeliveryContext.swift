@@ -48,27 +48,15 @@ public enum DeliveryContext: Sendable {
 extension EventBus {
     /// Resolves `context` to a delivery target at subscription time; `isolation` is the
     /// subscriber's (`#isolation`).
-    func target(for context: DeliveryContext, isolation: (any Actor)?) -> _DeliveryTarget {
+    func target(for context: DeliveryContext, isolation: (any Actor)?) -> any _DeliveryTarget {
         switch context {
         case .synchronous: target(for: ExecuteEventOn.synchronous, isolation: isolation)
         case .requesterThread: target(for: ExecuteEventOn.requesterThread, isolation: isolation)
         case .listenerThread: target(for: ExecuteEventOn.listenerThread, isolation: isolation)
         case .taskThread: target(for: ExecuteEventOn.taskThread, isolation: isolation)
         case .mainActor: target(for: ExecuteEventOn.mainActor, isolation: isolation)
-        case .queue(let queue): .mailbox(_Mailbox(executor: .queue(queue), counters: counters))
-        case .thread(let thread): .mailbox(thread.mailbox)
-        }
-    }
-}
-
-extension _DeliveryTarget {
-    /// `true` when a delivery runs the handler inside `send` itself, on the sender's thread, so
-    /// the sender must not hold a lock the handler might need. A state's other subscribers,
-    /// streams included, take its changes in order from the state's outbox (see ``_StateCell``).
-    var runsOnSender: Bool {
-        switch self {
-        case .synchronous: true
-        case .mailbox, .task, .sink: false
+        case .queue(let queue): _Mailbox(executor: .queue(queue), counters: counters)
+        case .thread(let thread): thread.mailbox
         }
     }
 }

@@ -1,6 +1,6 @@
 /// A delivery sink that holds deliveries for later, such as the serial consumer of an async
 /// listener: ``EventBus/drain()`` waits for it as it waits for a mailbox.
-protocol _DrainableSink: _DeliverySink {
+protocol _DrainableSink: _DeliveryTarget {
     /// Runs `body` once every delivery accepted before this call has been handled or dropped.
     func addBarrier(_ body: @escaping @Sendable () -> Void)
 }

@@ -78,7 +78,7 @@ extension EventBus {
         if type == AllEvents.self { return failedRegistration(.catchAllSubscription(api: "listen")) }
         let sink = _SerialHandlerSink(bus: self, handler: handler)
         let subscription = _Subscription(
-            type, owner: owner, target: .sink(sink), interest: .all, registrar: sink, handlers: .empty)
+            type, owner: owner, target: sink, interest: .all, registrar: sink, handlers: .empty)
         sink.register(subscription)
         return EventListenerHandle(subscription)
     }

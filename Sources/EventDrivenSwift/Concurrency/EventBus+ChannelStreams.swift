@@ -35,7 +35,7 @@ extension EventBus {
         // The sink takes the changes in order from the state's outbox, so the stream sees every
         // change, and never one value twice in a row; ending the subscription ends the stream.
         let sink = _StreamSink(bus: self, continuation: continuation)
-        let subscription = subscribeState(state, target: .sink(sink), registrar: sink) { (_: _StateChange<Value>, _) in
+        let subscription = subscribeState(state, target: sink, registrar: sink) { (_: _StateChange<Value>, _) in
         }
         continuation.onTermination = { [weak subscription] _ in subscription?.cancel() }
         return EventStream(base: stream) { envelope in

@@ -80,7 +80,7 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         continuation.finish()
     }
 
-    func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+    func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
         let result = progress.withLock { progress in
             progress.isFinished ? .terminated : continuation.yield(.delivery(envelope, subscription))
         }

@@ -5,7 +5,7 @@ import Synchronization
 /// It is also the subscription's registrar, so that whatever ends the subscription (the
 /// consumer's task being cancelled, the bus shutting down, the bus being freed) also ends the
 /// stream.
-final class _StreamSink: _DeliverySink, _SubscriptionRegistrar {
+final class _StreamSink: _DeliveryTarget, _SubscriptionRegistrar {
     private let continuation: AsyncStream<_StreamDelivery>.Continuation
     private let counters: _BusCounters
     private weak let bus: EventBus?
@@ -22,7 +22,7 @@ final class _StreamSink: _DeliverySink, _SubscriptionRegistrar {
     }
 
     /// Called on the dispatching thread; the continuation serializes concurrent producers.
-    func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+    func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
         guard subscription.isActive else {
             counters.settle(.removed, envelope)
             return
@@ -78,7 +78,7 @@ extension EventBus {
         }
         let sink = _StreamSink(bus: self, continuation: continuation)
         let subscription = _Subscription(
-            type, owner: nil, target: .sink(sink), interest: .all, channel: channel, registrar: sink,
+            type, owner: nil, target: sink, interest: .all, channel: channel, registrar: sink,
             handlers: .empty)
         continuation.onTermination = { [weak subscription] _ in subscription?.cancel() }
         // After shutdown the registration ends at once, and the stream with it (`register`).

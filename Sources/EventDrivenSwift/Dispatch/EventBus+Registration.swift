@@ -20,7 +20,7 @@ extension EventBus {
         let replaced = registry.withLock { $0.remove(subscription) }
         _ = consume replaced
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }
-        guard case .mailbox(let mailbox) = subscription.target else { return }
+        guard let mailbox = subscription.mailbox else { return }
         // Deliveries already queued for the removed subscription are still settled by its
         // mailbox (counted as discarded); keep the mailbox visible to `drain()` until then.
         let id = ObjectIdentifier(mailbox)

@@ -147,7 +147,7 @@ public final class EventBus: Sendable {
     /// deadlock). Nothing is allocated under the registry lock: an event that is not stored
     /// inline (``_boxesInline(_:)``) is boxed before it, wakes are finished after it, and a
     /// mailbox that would have to grow ends the serving; the retained route's remaining
-    /// subscribers are then served once the lock is released (EventBus+Serving.swift). Any other
+    /// subscribers are then served once the lock is released (see ``_Route``). Any other
     /// route is retained, and delivered to once the lock is released.
     ///
     /// An entry is built in its mailbox from a fresh envelope rather than copied from a shared one:
@@ -220,7 +220,7 @@ public final class EventBus: Sendable {
             ? counters.observation.annotation(for: message, metadata, site: .library) : nil
         let envelope = _EventEnvelope(event: message, metadata: metadata, annotation: annotation)
         if let route = registry.withLock({ $0.channels[channel] }) {
-            deliver(envelope, route: route)
+            route.deliver(envelope)
         } else {
             counters.settleNoReceiver(envelope)
         }
@@ -231,103 +231,6 @@ public final class EventBus: Sendable {
         counters.rejected.add(1, ordering: .relaxed)
         counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: envelope.annotation?.site)
         report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
-    }
-
-    /// Hands `envelope` to every subscription of `route`, outside the registry lock; the caller
-    /// keeps `route` alive.
-    func deliver(_ envelope: consuming _EventEnvelope, route: _Route) {
-        if let latest = route.latest { envelope.sequence = latest.advance() }
-        if route.synchronousSubscriptions != nil {
-            deliverSynchronously({ copy envelope }, boxesInline: false, to: route)
-            return
-        }
-        if route.poolSubscriber != nil {
-            handToPool(of: route, { copy envelope }, holdsInlineEvent: false)
-            return
-        }
-        if envelope.metadata.method == .stack && route.subscriptions.count > 1 {
-            deliverStacked(envelope, to: route.subscriptions)
-            return
-        }
-        let subscriptions = route.subscriptions
-        if subscriptions.count == 1, let mailbox = subscriptions[0].mailbox {
-            mailbox.enqueue(envelope, for: .passUnretained(subscriptions[0]))
-            return
-        }
-        for subscription in subscriptions {
-            subscription.send(envelope, counters: counters, tasks: tasks)
-        }
-    }
-
-    /// Hands the envelope `makeEnvelope` makes to the pool that is the one subscriber of
-    /// `route`, which the caller keeps alive (and so the pool and its subscription).
-    @inline(__always)
-    func handToPool(of route: _Route, _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool) {
-        let (subscription, pool) = route.poolSubscriber.unsafelyUnwrapped
-        subscription._withUnsafeGuaranteedRef { subscription in
-            pool._withUnsafeGuaranteedRef {
-                $0.accept(makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: subscription)
-            }
-        }
-    }
-
-    /// Runs every handler of a route whose subscriptions are all synchronous, in registration
-    /// order (stacked or queued alike), and counts the outcomes once.
-    ///
-    /// The envelope is made in a slot on the stack and delivered where it lies, as a mailbox
-    /// runs its entries in place: an event that ``_boxesInline(_:)`` reaches its handlers
-    /// straight from its bytes, and, carrying no annotation, needs no destruction afterwards.
-    func deliverSynchronously(
-        _ makeEnvelope: () -> _EventEnvelope, boxesInline: Bool, to route: _Route
-    ) {
-        withUnsafeTemporaryAllocation(of: _EventEnvelope.self, capacity: 1) { slot in
-            let envelope = slot.baseAddress.unsafelyUnwrapped
-            envelope.initialize(to: makeEnvelope())
-            deliverSynchronously(envelope, to: route.synchronousSubscriptions.unsafelyUnwrapped)
-            if !boxesInline || envelope.pointee.annotation != nil { envelope.deinitialize(count: 1) }
-        }
-    }
-
-    func deliverSynchronously(
-        _ envelope: UnsafePointer<_EventEnvelope>, to subscriptions: [Unmanaged<_Subscription>]
-    ) {
-        guard _SynchronousDepth.enter() else {
-            for subscription in subscriptions {
-                subscription._withUnsafeGuaranteedRef { $0.refuseTooDeep(envelope.pointee, counters: counters) }
-            }
-            return
-        }
-        defer { _SynchronousDepth.leave() }
-        let eventBytes = UnsafeRawPointer(envelope) + _EventEnvelope.eventOffset
-        if subscriptions.count == 1 {
-            // One handler (the common case): one counter to add to, without a tally.
-            let outcome = subscriptions[0]._withUnsafeGuaranteedRef { $0.deliver(envelope, eventBytes: eventBytes) }
-            // The envelope is read only for an outcome other than delivered (not copied first).
-            if outcome == .delivered {
-                counters.delivered.add(1, ordering: .relaxed)
-            } else {
-                counters.settle(outcome, envelope.pointee)
-            }
-            return
-        }
-        var delivered = 0
-        for subscription in subscriptions {
-            let outcome = subscription._withUnsafeGuaranteedRef { $0.deliver(envelope, eventBytes: eventBytes) }
-            if outcome == .delivered { delivered += 1 } else { counters.settle(outcome, envelope.pointee) }
-        }
-        if delivered > 0 { counters.delivered.add(delivered, ordering: .relaxed) }
-    }
-
-    /// A receiver runs its stacked entries newest first, so the lane entries of one stacked event
-    /// are appended in reverse: a receiver with several callbacks for the type then still runs
-    /// them in registration order. Synchronous and task subscribers keep registration order.
-    private func deliverStacked(_ envelope: _EventEnvelope, to subscriptions: [_Subscription]) {
-        for subscription in subscriptions where !subscription.usesLanes {
-            subscription.send(envelope, counters: counters, tasks: tasks)
-        }
-        for subscription in subscriptions.reversed() where subscription.usesLanes {
-            subscription.send(envelope, counters: counters, tasks: tasks)
-        }
     }
 
     // MARK: Errors and statistics
@@ -367,4 +270,86 @@ public final class EventBus: Sendable {
 
 extension EventBus: _SubscriptionRegistrar {
     var observation: _Observation? { counters.observation }
+}
+
+// MARK: Serving: what the dispatch does with the route it finds
+
+extension EventBus {
+    /// ``route(key:method:priority:boxesInline:makeEnvelope:)`` for an event that is not stored
+    /// inline: it is boxed here, before the registry lock, so that nothing is allocated under
+    /// it; the entries copy the box.
+    @inline(never)
+    func routeBoxed(
+        key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority,
+        makeEnvelope: (UInt64) -> _EventEnvelope
+    ) {
+        let envelope = makeEnvelope(0)
+        routeMade(key: key, method: method, priority: priority, boxesInline: false) { envelope.sequenced($0) }
+    }
+
+    /// Counts an event that found no route, in flight: it settles its outcome after the
+    /// registry lock, holding no route. A dispatch that lost the race with a shutdown is rejected.
+    @inline(never)
+    func deliverToNobodyCounted(_ envelope: _EventEnvelope) {
+        dispatches.enter()
+        defer { dispatches.leave() }
+        guard lifecycle.isAccepting else { return reject(envelope) }
+        counters.settleNoReceiver(envelope)
+    }
+
+    /// ``routeMade(key:method:priority:boxesInline:makeEnvelope:)`` while consumers are
+    /// registered: they settle their outcomes before the registry lock, so the whole dispatch is
+    /// counted in flight.
+    @inline(never)
+    func routeWithConsumers(
+        key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority, boxesInline: Bool,
+        makeEnvelope: (UInt64) -> _EventEnvelope
+    ) {
+        dispatches.enter()
+        defer { dispatches.leave() }
+        guard lifecycle.isAccepting else {
+            reject(makeEnvelope(0))
+            return
+        }
+        let consumed = offerToConsumers({ makeEnvelope(0) }, type: key)
+        var serving = _Serving()
+        if serve(key: key, method: method, priority: priority, boxesInline: boxesInline, makeEnvelope, &serving) {
+            serving.followUps.finish()
+            return
+        }
+        deliverUnserved(serving, method: method, consumed: consumed, boxesInline: boxesInline, makeEnvelope)
+    }
+
+    /// Serves the route of `key` under the registry lock, if its plan allows (see
+    /// ``_Route/serve(method:priority:boxesInline:_:_:)``), and returns `true`; otherwise
+    /// returns `false`, with the route, if there is one, retained into `serving.found`.
+    @inline(__always)
+    func serve(
+        key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority, boxesInline: Bool,
+        _ makeEnvelope: (UInt64) -> _EventEnvelope, _ serving: inout _Serving
+    ) -> Bool {
+        registry.withLock { registry in
+            registry.routes.withRoute(key) {
+                $0.serve(method: method, priority: priority, boxesInline: boxesInline, makeEnvelope, &serving)
+            } ?? false
+        }
+    }
+
+    /// Delivers what ``serve(key:method:priority:boxesInline:_:_:)`` left to the route it
+    /// retained (and releases it), or counts an event that found no subscriber and no consumer.
+    @inline(__always)
+    func deliverUnserved(
+        _ serving: _Serving, method: EventDispatchMethod, consumed: Bool, boxesInline: Bool,
+        _ makeEnvelope: (UInt64) -> _EventEnvelope
+    ) {
+        guard let found = serving.found else {
+            if !consumed { counters.settleNoReceiver(makeEnvelope(0)) }
+            return
+        }
+        // The route was retained under the lock; it is lent to `deliver`, then released.
+        found._withUnsafeGuaranteedRef {
+            $0.deliver(after: serving, method: method, boxesInline: boxesInline, makeEnvelope)
+        }
+        found.release()
+    }
 }

@@ -4,21 +4,8 @@ final class _Route: Sendable {
     let subscriptions: [_Subscription]
     /// Present while any subscriber is `.latestOnly`; dispatch then numbers the events.
     let latest: _LatestTracker?
-    /// The subscriptions as mailbox subscribers, when every one of them delivers into an
-    /// unbounded mailbox (the common case): dispatch then appends to those mailboxes while the
-    /// registry lock keeps the route alive, without retaining anything per event.
-    let mailboxSubscribers: [_MailboxSubscriber]?
-    /// The groups among `mailboxSubscribers`, which hold them unretained.
-    private let groups: [_SubscriptionGroup]
-    /// The subscriptions, unretained, when every one of them runs its handler on the
-    /// dispatching thread: the dispatch holds the route, and the route holds them.
-    let synchronousSubscriptions: [Unmanaged<_Subscription>]?
-    /// The only subscription, and the pool it forwards to, unretained, when the route's one
-    /// subscriber is an ``EventPool``: the dispatch holds the route, the route the subscription,
-    /// the subscription the pool. Reaching the pool through its subscription's `target` instead
-    /// would retain it per event, and a pool's reference count is slow to change once it is
-    /// weakly referenced.
-    let poolSubscriber: (subscription: Unmanaged<_Subscription>, pool: Unmanaged<_EventPoolCore>)?
+    /// How the route hands an event to its subscriptions' targets (see ``_DeliveryPlan``).
+    let plan: _DeliveryPlan
     /// The bus's count of dispatches in flight, which every route is in while it lives: a
     /// dispatch that delivers after the registry lock holds its route, so a shutdown that has
     /// removed every route waits for those dispatches by waiting for their routes to go.
@@ -29,19 +16,7 @@ final class _Route: Sendable {
         self.inFlight = inFlight
         self.subscriptions = subscriptions
         self.latest = latest
-        var groups: [_SubscriptionGroup] = []
-        self.mailboxSubscribers = _MailboxSubscriber.of(subscriptions, groups: &groups)
-        self.groups = groups
-        let isSynchronous = subscriptions.allSatisfy {
-            if case .synchronous = $0.target { return true }
-            return false
-        }
-        self.synchronousSubscriptions = isSynchronous ? subscriptions.map { .passUnretained($0) } : nil
-        if subscriptions.count == 1, let pool = subscriptions[0].sink as? _EventPoolCore {
-            poolSubscriber = (.passUnretained(subscriptions[0]), .passUnretained(pool))
-        } else {
-            poolSubscriber = nil
-        }
+        self.plan = _DeliveryPlan(subscriptions)
     }
 
     deinit {
@@ -49,91 +24,158 @@ final class _Route: Sendable {
     }
 }
 
-/// Every route of one bus: plain events keyed by the `ObjectIdentifier` of their type, and
-/// labelled or keyed channels by their channel identity.
-struct _Registry {
-    private(set) var routes = _RouteTable<_Route>()
-    private(set) var channels: [_ChannelKey: _Route] = [:]
-    private var trackers: [ObjectIdentifier: _LatestTracker] = [:]
-    /// What every route counts itself in (see ``_Route``).
-    private let inFlight: _DispatchesInFlight?
+/// How a route hands an event to the targets of its subscriptions, chosen once, when the route
+/// is built, from what its targets offer.
+///
+/// Every route can deliver through ``_DeliveryTarget/deliver(_:for:)``, one call per
+/// subscription (``eachTarget``). A kind of target may offer a faster way for a route whose
+/// subscriptions are all of its kind; each such plan is a type in the kind's own files. The
+/// plan is a closed enumeration rather than a protocol so that the compiler inlines each kind's
+/// fast path into the dispatch that uses it.
+enum _DeliveryPlan: Sendable {
+    /// Every target is an unbounded mailbox: served under the registry lock (Mailboxes/MailboxSubscriber.swift).
+    case servedMailboxes(_ServedMailboxes)
+    /// Every target is synchronous: one envelope on the stack, delivered in place (Delivery/SynchronousTarget.swift).
+    case synchronousBatch(_SynchronousBatch)
+    /// The one target is a pool (Pools/EventPoolCore+DeliveryTarget.swift).
+    case pool(_PoolHandOff)
+    /// One ``_DeliveryTarget/deliver(_:for:)`` per subscription.
+    case eachTarget
 
-    init(inFlight: _DispatchesInFlight? = nil) {
-        self.inFlight = inFlight
-    }
-
-    /// What a change to the registry took out of it, for the caller to release once the lock is
-    /// released: a replaced route's `deinit` leaves the in-flight count (which may resume a
-    /// waiting shutdown), and a subscription's may free the user's closures.
-    struct Replaced {
-        /// The route the change replaced, if any.
-        var route: _Route?
-        /// Listeners whose owner was freed, taken out of the route in the same pass.
-        var ownerReleased: [_Subscription] = []
-    }
-
-    /// Adds `subscription` to its route. The listeners of the route whose owner was freed leave
-    /// it in the same pass, which copies the route anyway, so that owner churn does not leave
-    /// them behind.
-    mutating func add(_ subscription: _Subscription) -> Replaced {
-        if let channel = subscription.channel {
-            var subscriptions = channels[channel]?.subscriptions ?? []
-            subscriptions.append(subscription)
-            let replaced = channels.updateValue(
-                _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight), forKey: channel)
-            return Replaced(route: replaced)
+    /// The plan for a route of `subscriptions`.
+    init(_ subscriptions: [_Subscription]) {
+        if let mailboxes = _ServedMailboxes(subscriptions) {
+            self = .servedMailboxes(mailboxes)
+        } else if let batch = _SynchronousBatch(subscriptions) {
+            self = .synchronousBatch(batch)
+        } else if let handOff = _PoolHandOff(subscriptions) {
+            self = .pool(handOff)
+        } else {
+            self = .eachTarget
         }
-        let key = subscription.eventType
-        let replaced = routes[key]
-        var subscriptions = replaced?.subscriptions ?? []
-        var ownerReleased: [_Subscription] = []
-        subscriptions.removeAll { existing in
-            guard existing.hasOwner && existing.owner == nil else { return false }
-            ownerReleased.append(existing)
+    }
+}
+
+/// What a dispatch carries out of the registry lock (see ``_Route/serve(method:priority:boxesInline:_:_:)``).
+struct _Serving {
+    /// Wakes to perform once the lock is released.
+    var followUps = _MailboxWakes()
+    /// The route, retained under the lock, when it was not served entirely under it.
+    var found: Unmanaged<_Route>?
+    /// How many of a mailbox route's subscribers were served under the lock.
+    var served = 0
+    /// The event's sequence number, given under the lock to a mailbox route.
+    var sequence: UInt64 = 0
+}
+
+extension _Route {
+    /// Under the registry lock: serves the route when its plan is ``_DeliveryPlan/servedMailboxes(_:)``
+    /// and no mailbox needs to allocate, and returns `true`; otherwise retains the route into
+    /// `serving.found`, with how many subscribers were served, and returns `false`.
+    @inline(__always)
+    func serve(
+        method: EventDispatchMethod, priority: EventPriority, boxesInline: Bool,
+        _ makeEnvelope: (UInt64) -> _EventEnvelope, _ serving: inout _Serving
+    ) -> Bool {
+        if plan.serve(
+            latest: latest, method: method, priority: priority, boxesInline: boxesInline, makeEnvelope, &serving)
+        {
             return true
         }
-        subscriptions.append(subscription)
-        routes[key] = makeRoute(key, subscriptions)
-        return Replaced(route: replaced, ownerReleased: ownerReleased)
+        serving.found = .passRetained(self)
+        return false
     }
 
-    /// Removes `subscription` from its route.
-    mutating func remove(_ subscription: _Subscription) -> Replaced {
-        if let channel = subscription.channel {
-            guard let replaced = channels[channel] else { return Replaced() }
-            var subscriptions = replaced.subscriptions
-            subscriptions.removeAll { $0 === subscription }
-            channels[channel] =
-                subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
-            return Replaced(route: replaced)
+    /// After the registry lock: delivers what ``serve(method:priority:boxesInline:_:_:)`` left,
+    /// by the route's plan. The caller holds the route.
+    @inline(__always)
+    func deliver(
+        after serving: _Serving, method: EventDispatchMethod, boxesInline: Bool,
+        _ makeEnvelope: (UInt64) -> _EventEnvelope
+    ) {
+        guard plan.deliver(after: serving, latest: latest, method: method, boxesInline: boxesInline, makeEnvelope)
+        else { return deliver(makeEnvelope(0)) }
+    }
+
+    /// Hands `envelope` to every subscription, outside the registry lock; the caller holds the route.
+    @inline(never)
+    func deliver(_ envelope: consuming _EventEnvelope) {
+        if let latest { envelope.sequence = latest.advance() }
+        plan.deliver(envelope, to: subscriptions)
+    }
+}
+
+extension _DeliveryPlan {
+    /// ``_Route/serve(method:priority:boxesInline:_:_:)``: `true` when every subscriber was
+    /// served; otherwise how many were goes to `serving`.
+    @inline(__always)
+    fileprivate func serve(
+        latest: _LatestTracker?, method: EventDispatchMethod, priority: EventPriority, boxesInline: Bool,
+        _ makeEnvelope: (UInt64) -> _EventEnvelope, _ serving: inout _Serving
+    ) -> Bool {
+        guard case .servedMailboxes(let mailboxes) = self else { return false }
+        let sequence = latest?.advance() ?? 0
+        let served: Int
+        if boxesInline || mailboxes.subscribers.count == 1 {
+            served = mailboxes.enqueueIfRoom(
+                method: method, priority: priority, holdsInlineEvent: boxesInline, { makeEnvelope(sequence) },
+                followUps: &serving.followUps)
+        } else {
+            let envelope = makeEnvelope(sequence)
+            served = mailboxes.enqueueIfRoom(
+                method: method, priority: priority, holdsInlineEvent: false, { envelope },
+                followUps: &serving.followUps)
         }
-        let key = subscription.eventType
-        guard let replaced = routes[key] else { return Replaced() }
-        var subscriptions = replaced.subscriptions
-        subscriptions.removeAll { $0 === subscription }
-        routes[key] = subscriptions.isEmpty ? nil : makeRoute(key, subscriptions)
-        return Replaced(route: replaced)
+        if served == mailboxes.subscribers.count { return true }
+        serving.served = served
+        serving.sequence = sequence
+        return false
     }
 
-    /// Every subscription of every type and channel.
-    var allSubscriptions: [_Subscription] {
-        routes.values.flatMap(\.subscriptions) + channels.values.flatMap(\.subscriptions)
-    }
-
-    /// The tracker of `key`, created on first use; kept for the bus's lifetime so sequence
-    /// numbers never go back.
-    mutating func tracker(for key: ObjectIdentifier) -> _LatestTracker {
-        if let tracker = trackers[key] { return tracker }
-        let tracker = _LatestTracker()
-        trackers[key] = tracker
-        return tracker
-    }
-
-    private mutating func makeRoute(_ key: ObjectIdentifier, _ subscriptions: [_Subscription]) -> _Route {
-        let needsLatest = subscriptions.contains {
-            if case .latestOnly = $0.interest { return true }
+    /// ``_Route/deliver(after:method:boxesInline:_:)``; `false`, having delivered nothing, for
+    /// ``eachTarget``, whose envelope the route delivers whole.
+    @inline(__always)
+    fileprivate func deliver(
+        after serving: _Serving, latest: _LatestTracker?, method: EventDispatchMethod, boxesInline: Bool,
+        _ makeEnvelope: (UInt64) -> _EventEnvelope
+    ) -> Bool {
+        switch self {
+        case .servedMailboxes(let mailboxes):
+            // Partly served: a mailbox would have grown under the lock. The rest, in order.
+            serving.followUps.finish()
+            let sequence = serving.sequence
+            mailboxes.enqueue(
+                after: serving.served, method: method, holdsInlineEvent: boxesInline, { makeEnvelope(sequence) })
+        case .synchronousBatch(let batch):
+            let sequence = latest?.advance() ?? 0
+            batch.deliver({ makeEnvelope(sequence) }, boxesInline: boxesInline)
+        case .pool(let handOff):
+            // A pool builds its thread's entries from fresh envelopes, as served routes do.
+            let sequence = latest?.advance() ?? 0
+            handOff.deliver({ makeEnvelope(sequence) }, holdsInlineEvent: boxesInline)
+        case .eachTarget:
             return false
         }
-        return _Route(subscriptions: subscriptions, latest: needsLatest ? tracker(for: key) : nil, inFlight: inFlight)
+        return true
+    }
+
+    /// ``_Route/deliver(_:)`` of a numbered envelope to `subscriptions`.
+    fileprivate func deliver(_ envelope: _EventEnvelope, to subscriptions: [_Subscription]) {
+        switch self {
+        case .servedMailboxes(let mailboxes):
+            mailboxes.enqueue(after: 0, method: envelope.metadata.method, holdsInlineEvent: false, { envelope })
+        case .synchronousBatch(let batch):
+            batch.deliver({ envelope }, boxesInline: false)
+        case .pool(let handOff):
+            handOff.deliver({ envelope }, holdsInlineEvent: false)
+        case .eachTarget where envelope.metadata.method == .stack && subscriptions.count > 1:
+            // A receiver runs its stacked entries newest first, so the lane entries of one
+            // stacked event are appended in reverse: a receiver with several callbacks for the
+            // type then still runs them in registration order. The others keep registration order.
+            for subscription in subscriptions where !subscription.usesLanes { subscription.send(envelope) }
+            for subscription in subscriptions.reversed() where subscription.usesLanes { subscription.send(envelope) }
+        case .eachTarget:
+            for subscription in subscriptions { subscription.send(envelope) }
+        }
     }
 }

@@ -1,31 +1,6 @@
 import Dispatch
 import Synchronization
 
-/// Where a subscription's deliveries go.
-enum _DeliveryTarget: Sendable {
-    /// A serial mailbox: an EventThread, the listener thread, a requester context, the main actor.
-    case mailbox(_Mailbox)
-    /// A task of its own for every delivery (`.taskThread`).
-    case task
-    /// The dispatching thread itself, before the dispatch returns.
-    case synchronous
-    /// Something that forwards deliveries itself, such as a pool or a stream.
-    case sink(any _DeliverySink)
-}
-
-/// A receiver that takes deliveries directly, such as a pool choosing one of its threads.
-protocol _DeliverySink: AnyObject, Sendable {
-    func accept(_ envelope: _EventEnvelope, for subscription: _Subscription)
-    /// Where the sink runs handlers, in words, for errors and logs.
-    var receiverDescription: String { get }
-    /// The kind of receiver the sink is, for interceptors.
-    var receiverKind: EventReceiverKind { get }
-}
-
-extension _DeliverySink {
-    var receiverDescription: String { String(describing: type(of: self)) }
-}
-
 /// Where subscriptions are registered: a bus, or a pool standing between the bus and its threads.
 protocol _SubscriptionRegistrar: AnyObject, Sendable {
     func register(_ subscription: _Subscription)
@@ -66,7 +41,8 @@ final class _LatestTracker: Sendable {
 ///
 /// The handler is a `@Sendable` user closure, invoked from the context `target` names: one
 /// drain at a time for a mailbox; concurrently for `.taskThread` and `.synchronous`, which its
-/// `@Sendable` type makes safe.
+/// `@Sendable` type makes safe. The subscription hands its deliveries to `target` (see
+/// ``_DeliveryTarget``), which calls ``deliver(_:)`` when the handler is to run.
 // @unchecked Sendable: only because of the weak lets `owner` and `registrar` (atomic in the runtime); the rest is immutable or atomic
 final class _Subscription: _HoldRecord, @unchecked Sendable {
     let eventType: ObjectIdentifier
@@ -79,12 +55,11 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     let isChannelSubscription: Bool
     weak let owner: AnyObject?
     let hasOwner: Bool
-    let target: _DeliveryTarget
-    /// The mailbox of a `.mailbox` target, so that dispatch reaches it without copying `target`.
+    /// Where deliveries go: a mailbox, the dispatching thread, a task, a pool, a stream.
+    let target: any _DeliveryTarget
+    /// The target when it is a mailbox, so that a route of mailboxes and a pool reach it
+    /// without a cast.
     let mailbox: _Mailbox?
-    /// The sink of a `.sink` target, likewise: copying `target` per event would retain the
-    /// sink, whose reference count is slow to change once it is weakly referenced.
-    let sink: (any _DeliverySink)?
     let interest: _Interest
     weak let registrar: (any _SubscriptionRegistrar)?
     private let handler: @Sendable (any Eventable, EventMetadata) throws -> Void
@@ -104,7 +79,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     convenience init<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject?,
-        target: _DeliveryTarget,
+        target: any _DeliveryTarget,
         interest: _Interest,
         channel: _ChannelKey? = nil,
         registrar: any _SubscriptionRegistrar,
@@ -120,7 +95,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     init(
         _ type: any Eventable.Type,
         owner: AnyObject?,
-        target: _DeliveryTarget,
+        target: any _DeliveryTarget,
         interest: _Interest,
         channel: _ChannelKey? = nil,
         registrar: any _SubscriptionRegistrar,
@@ -134,8 +109,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         self.owner = owner
         self.hasOwner = owner != nil
         self.target = target
-        if case .mailbox(let mailbox) = target { self.mailbox = mailbox } else { self.mailbox = nil }
-        if case .sink(let sink) = target { self.sink = sink } else { self.sink = nil }
+        self.mailbox = target as? _Mailbox
         self.interest = interest
         self.registrar = registrar
         self.handler = handlers.handler
@@ -153,14 +127,8 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// while someone wants them.
     var isForConsumptionNotices: Bool { channel == nil && eventType == ObjectIdentifier(DidConsumeEvent.self) }
 
-    /// `true` when deliveries wait in a receiver's D3 lanes (a mailbox, or a sink such as a pool
-    /// that forwards to one) rather than running at once or in a task of their own.
-    var usesLanes: Bool {
-        switch target {
-        case .mailbox, .sink: true
-        case .task, .synchronous: false
-        }
-    }
+    /// `true` when deliveries wait in a receiver's D3 lanes (see ``_DeliveryTarget/usesLanes``).
+    var usesLanes: Bool { target.usesLanes }
 
     /// Stops further deliveries and unregisters; safe from any thread, any number of times.
     func cancel() {
@@ -266,14 +234,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     }
 
     /// Where this subscription's handler runs, in words, for errors and logs.
-    var receiverDescription: String {
-        switch target {
-        case .mailbox(let mailbox): mailbox.executor.receiverDescription
-        case .task: "a task of its own (.taskThread)"
-        case .synchronous: "the dispatching thread (.synchronous)"
-        case .sink(let sink): sink.receiverDescription
-        }
-    }
+    var receiverDescription: String { target.receiverDescription }
 
     /// Why an event is not delivered (the subscription was removed, its owner freed, or its
     /// interest declines the event), or `nil` when it is. The event is described by what the
@@ -308,32 +269,12 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     var receiver: EventReceiver {
         if let known = knownReceiver.withLock({ $0 }) { return known }
         let receiver = EventReceiver(
-            kind: registrarReceiverKind ?? targetReceiverKind, name: receiverName,
+            kind: registrarReceiverKind ?? target.receiverKind, name: target.receiverName,
             owner: owner.map { String(describing: type(of: $0)) })
         knownReceiver.withLock { $0 = receiver }
         return receiver
     }
 
-    private var targetReceiverKind: EventReceiverKind {
-        switch target {
-        case .mailbox(let mailbox): mailbox.executor.receiverKind
-        case .task: .task
-        case .synchronous: .synchronous
-        case .sink(let sink): sink.receiverKind
-        }
-    }
-
-    private var receiverName: String {
-        switch target {
-        case .mailbox(let mailbox): mailbox.executor.receiverName
-        case .task: "task"
-        case .synchronous: "synchronous (dispatching thread)"
-        case .sink(let sink): sink.receiverDescription
-        }
-    }
-
-    /// Delivers `envelope` in a task of its own (`.taskThread`). Kept out of line: inlined, its
-    /// task priority's stack space would be set up on every dispatch of the callers.
     /// Counts and reports a synchronous delivery refused for nesting too deeply
     /// (``EventBus/maximumSynchronousDepth``).
     @inline(never)
@@ -345,25 +286,9 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         }
     }
 
-    @inline(never)
-    private func startTask(delivering envelope: _EventEnvelope, counters: _BusCounters, tasks: _TaskTracker) {
-        tasks.start { [self] in counters.settle(deliver(envelope), envelope) }
-    }
-
-    /// Hands `envelope` to this subscription's target.
+    /// Hands `envelope` to this subscription's target (see ``_DeliveryTarget/deliver(_:for:)``).
     @inline(__always)
-    func send(_ envelope: _EventEnvelope, counters: _BusCounters, tasks: _TaskTracker) {
-        switch target {
-        case .mailbox(let mailbox):
-            mailbox.enqueue(envelope, for: .passUnretained(self))
-        case .task:
-            startTask(delivering: envelope, counters: counters, tasks: tasks)
-        case .synchronous:
-            guard _SynchronousDepth.enter() else { return refuseTooDeep(envelope, counters: counters) }
-            defer { _SynchronousDepth.leave() }
-            counters.settle(deliver(envelope), envelope)
-        case .sink:
-            sink.unsafelyUnwrapped.accept(envelope, for: self)
-        }
+    func send(_ envelope: _EventEnvelope) {
+        target.deliver(envelope, for: self)
     }
 }

@@ -136,14 +136,14 @@ extension EventBus {
 
     /// Resolves `executeOn` to a delivery target at registration time; `isolation` is the
     /// registering caller's (`#isolation`).
-    func target(for executeOn: ExecuteEventOn, isolation: (any Actor)?) -> _DeliveryTarget {
+    func target(for executeOn: ExecuteEventOn, isolation: (any Actor)?) -> any _DeliveryTarget {
         if let target = testingTarget(for: executeOn) { return target }  // Testing/EventBus+Testing.swift
         switch executeOn {
-        case .listenerThread: return .mailbox(listenerMailbox)
-        case .taskThread: return .task
-        case .mainActor: return .mailbox(mainMailbox)
-        case .synchronous: return .synchronous
-        case .requesterThread: return .mailbox(requesterMailbox(isolation: isolation))
+        case .listenerThread: return listenerMailbox
+        case .taskThread: return _TaskTarget(counters: counters, tasks: tasks)
+        case .mainActor: return mainMailbox
+        case .synchronous: return _SynchronousTarget(counters: counters)
+        case .requesterThread: return requesterMailbox(isolation: isolation)
         }
     }
 

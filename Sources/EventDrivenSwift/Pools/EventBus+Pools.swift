@@ -7,7 +7,7 @@ extension EventBus {
         var seen = Set<ObjectIdentifier>()
         var pools: [_EventPoolCore] = []
         for subscription in registry.withLock({ $0.allSubscriptions }) {
-            if case .sink(let sink) = subscription.target, let pool = sink as? _EventPoolCore,
+            if let pool = subscription.target as? _EventPoolCore,
                 seen.insert(ObjectIdentifier(pool)).inserted
             {
                 pools.append(pool)

@@ -51,10 +51,9 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
     var observation: _Observation? { bus.counters.observation }
     /// The pool's threads receive as the pool.
     var registeredReceiverKind: EventReceiverKind? { .pool }
-    var receiverKind: EventReceiverKind { .pool }
 
     func register(_ subscription: _Subscription) {
-        guard case .mailbox(let mailbox) = subscription.target else {
+        guard let mailbox = subscription.mailbox else {
             bus.register(subscription)
             return
         }
@@ -76,7 +75,7 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
     }
 
     func unregister(_ subscription: _Subscription) {
-        guard case .mailbox(let mailbox) = subscription.target else {
+        guard let mailbox = subscription.mailbox else {
             bus.unregister(subscription)
             return
         }
@@ -97,9 +96,9 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
     }
 
     private func makeBusSubscription<E: Eventable>(_ type: E.Type, channel: _ChannelKey?) -> _Subscription {
-        // A sink target never runs the handler: deliveries go to `accept(_:for:)`.
+        // The pool's own subscription never runs the handler: deliveries go to `deliver(_:for:)`.
         _Subscription(
-            type, owner: nil, target: .sink(self), interest: .all, channel: channel, registrar: bus, handlers: .empty)
+            type, owner: nil, target: self, interest: .all, channel: channel, registrar: bus, handlers: .empty)
     }
 
     // MARK: Snapshots
@@ -149,14 +148,10 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         case stopped
     }
 
-    /// Called by the bus for every event of a type the pool's threads listen to.
-    func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
-        accept({ envelope }, holdsInlineEvent: false, for: subscription)
-    }
-
-    /// ``accept(_:for:)`` with the envelope made by `makeEnvelope`, as often as it is needed:
-    /// each of the chosen thread's entries is built from a fresh one, like the bus's own
-    /// mailbox deliveries, and marked to run in place when `holdsInlineEvent`.
+    /// Takes an event of a type the pool's threads listen to (see ``deliver(_:for:)``), with the
+    /// envelope made by `makeEnvelope`, as often as it is needed: each of the chosen thread's
+    /// entries is built from a fresh one, like the bus's own mailbox deliveries, and marked to
+    /// run in place when `holdsInlineEvent`.
     func accept(
         _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for subscription: _Subscription
     ) {

@@ -33,7 +33,7 @@ extension EventBus {
         var seen = Set<ObjectIdentifier>()
         var mailboxes: [_Mailbox] = []
         for subscription in subscriptions {
-            if case .mailbox(let mailbox) = subscription.target, seen.insert(ObjectIdentifier(mailbox)).inserted {
+            if let mailbox = subscription.mailbox, seen.insert(ObjectIdentifier(mailbox)).inserted {
                 mailboxes.append(mailbox)
             }
         }
@@ -49,7 +49,7 @@ extension EventBus {
         var seen = Set<ObjectIdentifier>()
         var sinks: [any _DrainableSink] = []
         for subscription in registry.withLock({ $0.allSubscriptions }) {
-            if case .sink(let sink) = subscription.target, let sink = sink as? any _DrainableSink,
+            if let sink = subscription.target as? any _DrainableSink,
                 seen.insert(ObjectIdentifier(sink)).inserted
             {
                 sinks.append(sink)

@@ -31,9 +31,9 @@ extension EventBus {
                 continue
             }
             _ = consume current
-            if change.publishes { cell.publish(counters: counters, tasks: tasks) }
+            if change.publishes { cell.publish() }
             for subscription in change.onSender {
-                subscription.send(change.envelope, counters: counters, tasks: tasks)
+                subscription.send(change.envelope)
             }
             return true
         }
@@ -126,7 +126,7 @@ extension EventBus {
     /// `prepare` sees the subscription before it is registered, since a synchronous replay runs
     /// before this returns.
     func subscribeState<Value>(
-        _ state: EventState<Value>, target: _DeliveryTarget, registrar: any _SubscriptionRegistrar,
+        _ state: EventState<Value>, target: any _DeliveryTarget, registrar: any _SubscriptionRegistrar,
         prepare: (_Subscription) -> Void = { _ in },
         _ handler: @escaping @Sendable (_StateChange<Value>, EventMetadata) -> Void
     ) -> _Subscription {
@@ -146,8 +146,8 @@ extension EventBus {
             if subscription.target.runsOnSender { return (envelope, false) }
             return (nil, slot.post(_StatePublication(envelope: envelope, subscriptions: [subscription])))
         }
-        if publishes { cell.publish(counters: counters, tasks: tasks) }
-        if let replay { subscription.send(replay, counters: counters, tasks: tasks) }
+        if publishes { cell.publish() }
+        if let replay { subscription.send(replay) }
         return subscription
     }
 

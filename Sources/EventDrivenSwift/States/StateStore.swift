@@ -63,7 +63,7 @@ final class _StateCell<Value: Equatable & Sendable>: Sendable {
 
     /// Hands every queued publication over in order, outside the lock, until the outbox is
     /// empty; called by the setter that ``Slot/post(_:)`` told to publish.
-    func publish(counters: _BusCounters, tasks: _TaskTracker) {
+    func publish() {
         while true {
             let batch: [_StatePublication] = slot.withLock { slot in
                 if slot.outbox.isEmpty { slot.isPublishing = false }
@@ -73,7 +73,7 @@ final class _StateCell<Value: Equatable & Sendable>: Sendable {
             if batch.isEmpty { return }
             for publication in batch {
                 for subscription in publication.subscriptions {
-                    subscription.send(publication.envelope, counters: counters, tasks: tasks)
+                    subscription.send(publication.envelope)
                 }
             }
         }

@@ -109,7 +109,7 @@ open class EventThread: ObservableClass, @unchecked Sendable {
             return EventListenerHandle(failedWith: error)
         }
         let subscription = _Subscription(
-            type, owner: nil, target: .mailbox(mailbox), interest: .all, registrar: registrar,
+            type, owner: nil, target: mailbox, interest: .all, registrar: registrar,
             handlers: callback)
         // The flag is checked under the lock that `cancel` sets it under: either the cancel
         // finds the subscription in the list, or the subscription sees the cancel.

@@ -36,12 +36,22 @@ struct _MailboxSubscriber: Sendable {
             }
         }
     }
+}
 
-    /// The mailbox subscribers of `subscriptions`, in order, when every one delivers into an
-    /// unbounded mailbox; `nil` otherwise. Consecutive subscriptions that share a mailbox become
-    /// one group, and `groups` receives the groups, for the route to keep them alive.
-    static func of(_ subscriptions: [_Subscription], groups: inout [_SubscriptionGroup]) -> [_MailboxSubscriber]? {
+/// The mailbox target's plan for a route whose subscriptions all deliver into unbounded
+/// mailboxes (the common case): the dispatch appends to those mailboxes while the registry lock
+/// keeps the route alive, without retaining anything per event.
+struct _ServedMailboxes: Sendable {
+    /// One subscriber per mailbox run: consecutive subscriptions that share a mailbox are one.
+    let subscribers: [_MailboxSubscriber]
+    /// The groups among `subscribers`, which hold them unretained; kept alive here.
+    private let groups: [_SubscriptionGroup]
+
+    /// The plan for `subscriptions`, in order, when every one delivers into an unbounded
+    /// mailbox; `nil` otherwise.
+    init?(_ subscriptions: [_Subscription]) {
         var subscribers: [_MailboxSubscriber] = []
+        var groups: [_SubscriptionGroup] = []
         var start = 0
         while start < subscriptions.count {
             guard let mailbox = subscriptions[start].mailbox, mailbox.limit == nil else { return nil }
@@ -58,11 +68,10 @@ struct _MailboxSubscriber: Sendable {
             subscribers.append(_MailboxSubscriber(recipient: recipient, mailbox: .passUnretained(mailbox)))
             start = end
         }
-        return subscribers
+        self.subscribers = subscribers
+        self.groups = groups
     }
-}
 
-extension [_MailboxSubscriber] {
     /// Appends an entry for each subscriber to its mailbox under the registry lock, each with the
     /// envelope `makeEnvelope` returns for it, until one would need an allocation (see
     /// ``_MailboxSubscriber/enqueueIfRoom(_:method:priority:holdsInlineEvent:followUps:)``).
@@ -77,15 +86,16 @@ extension [_MailboxSubscriber] {
         method: EventDispatchMethod, priority: EventPriority, holdsInlineEvent: Bool,
         _ makeEnvelope: () -> _EventEnvelope, followUps: inout _MailboxWakes
     ) -> Int {
-        if count == 1 {
-            let served = self[0].enqueueIfRoom(
+        if subscribers.count == 1 {
+            let served = subscribers[0].enqueueIfRoom(
                 makeEnvelope, method: method, priority: priority, holdsInlineEvent: holdsInlineEvent,
                 followUps: &followUps)
             return served ? 1 : 0
         }
         var served = 0
-        for index in indices {
-            let subscriber = self[method == .stack ? count - 1 - index : index]
+        let count = subscribers.count
+        for index in 0..<count {
+            let subscriber = subscribers[method == .stack ? count - 1 - index : index]
             guard
                 subscriber.enqueueIfRoom(
                     makeEnvelope, method: method, priority: priority, holdsInlineEvent: holdsInlineEvent,
@@ -99,11 +109,14 @@ extension [_MailboxSubscriber] {
     /// Appends an entry for each subscriber after the first `served` (in the order of
     /// ``enqueueIfRoom(method:priority:holdsInlineEvent:_:followUps:)``), allocating as needed,
     /// once the registry lock is released; the caller holds the route, and so the subscribers.
+    /// Kept out of line: the rare path of a dispatch, inlined into every one.
+    @inline(never)
     func enqueue(
         after served: Int, method: EventDispatchMethod, holdsInlineEvent: Bool, _ makeEnvelope: () -> _EventEnvelope
     ) {
+        let count = subscribers.count
         for index in served..<count {
-            let subscriber = self[method == .stack ? count - 1 - index : index]
+            let subscriber = subscribers[method == .stack ? count - 1 - index : index]
             subscriber.mailbox._withUnsafeGuaranteedRef {
                 _ = $0.enqueue(makeEnvelope, holdsInlineEvent: holdsInlineEvent, for: subscriber.recipient)
             }

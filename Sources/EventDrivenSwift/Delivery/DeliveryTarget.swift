@@ -1,0 +1,41 @@
+/// A kind of receiver that subscriptions deliver to: the one boundary between routing and
+/// delivery.
+///
+/// The bus only routes: an event's exact type finds a route, and the route hands the event to
+/// the target of each of its subscriptions through ``deliver(_:for:)``, without knowing which
+/// kind the target is. The kinds:
+///
+/// | target | file | where the handler runs |
+/// |---|---|---|
+/// | ``_Mailbox`` | Mailboxes/Mailbox+DeliveryTarget.swift | one drain at a time: an `EventThread`, the listener thread, a requester's context, the main actor |
+/// | ``_SynchronousTarget`` | Delivery/SynchronousTarget.swift | on the dispatching thread, before the dispatch returns |
+/// | ``_TaskTarget`` | Delivery/TaskTarget.swift | in a task of its own for every delivery (`.taskThread`) |
+/// | ``_EventPoolCore`` | Pools/EventPoolCore+DeliveryTarget.swift | on the pool thread its balancer chooses |
+/// | ``_StreamSink``, ``_SerialHandlerSink`` | Concurrency/ | where the stream's consumer or the async handler runs |
+///
+/// A kind may also offer a route whose targets are all of that kind a faster way to deliver
+/// than one call per subscription (a ``_DeliveryPlan``); that code stays in the kind's files.
+protocol _DeliveryTarget: AnyObject, Sendable {
+    /// Hands `envelope` to this target for `subscription`: on the dispatching thread, holding no
+    /// lock of the bus. The target settles the delivery's outcome, now or when it runs.
+    func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription)
+    /// Where the target runs handlers, in words, for errors and logs.
+    var receiverDescription: String { get }
+    /// Who the target is, in a word or two, for interceptors and the topology.
+    var receiverName: String { get }
+    /// The kind of receiver the target is, for interceptors.
+    var receiverKind: EventReceiverKind { get }
+    /// `true` when deliveries wait in the receiver's D3 lanes (a mailbox, or something that
+    /// forwards to one), rather than running at once or in a task of their own.
+    var usesLanes: Bool { get }
+    /// `true` when ``deliver(_:for:)`` runs the handler itself, on the sender's thread, so the
+    /// sender must not hold a lock the handler might need.
+    var runsOnSender: Bool { get }
+}
+
+extension _DeliveryTarget {
+    var receiverDescription: String { String(describing: type(of: self)) }
+    var receiverName: String { receiverDescription }
+    var usesLanes: Bool { true }
+    var runsOnSender: Bool { false }
+}

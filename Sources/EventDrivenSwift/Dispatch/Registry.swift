@@ -1,0 +1,88 @@
+/// Every route of one bus: plain events keyed by the `ObjectIdentifier` of their type, and
+/// labelled or keyed channels by their channel identity.
+struct _Registry {
+    private(set) var routes = _RouteTable<_Route>()
+    private(set) var channels: [_ChannelKey: _Route] = [:]
+    private var trackers: [ObjectIdentifier: _LatestTracker] = [:]
+    /// What every route counts itself in (see ``_Route``).
+    private let inFlight: _DispatchesInFlight?
+
+    init(inFlight: _DispatchesInFlight? = nil) {
+        self.inFlight = inFlight
+    }
+
+    /// What a change to the registry took out of it, for the caller to release once the lock is
+    /// released: a replaced route's `deinit` leaves the in-flight count (which may resume a
+    /// waiting shutdown), and a subscription's may free the user's closures.
+    struct Replaced {
+        /// The route the change replaced, if any.
+        var route: _Route?
+        /// Listeners whose owner was freed, taken out of the route in the same pass.
+        var ownerReleased: [_Subscription] = []
+    }
+
+    /// Adds `subscription` to its route. The listeners of the route whose owner was freed leave
+    /// it in the same pass, which copies the route anyway, so that owner churn does not leave
+    /// them behind.
+    mutating func add(_ subscription: _Subscription) -> Replaced {
+        if let channel = subscription.channel {
+            var subscriptions = channels[channel]?.subscriptions ?? []
+            subscriptions.append(subscription)
+            let replaced = channels.updateValue(
+                _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight), forKey: channel)
+            return Replaced(route: replaced)
+        }
+        let key = subscription.eventType
+        let replaced = routes[key]
+        var subscriptions = replaced?.subscriptions ?? []
+        var ownerReleased: [_Subscription] = []
+        subscriptions.removeAll { existing in
+            guard existing.hasOwner && existing.owner == nil else { return false }
+            ownerReleased.append(existing)
+            return true
+        }
+        subscriptions.append(subscription)
+        routes[key] = makeRoute(key, subscriptions)
+        return Replaced(route: replaced, ownerReleased: ownerReleased)
+    }
+
+    /// Removes `subscription` from its route.
+    mutating func remove(_ subscription: _Subscription) -> Replaced {
+        if let channel = subscription.channel {
+            guard let replaced = channels[channel] else { return Replaced() }
+            var subscriptions = replaced.subscriptions
+            subscriptions.removeAll { $0 === subscription }
+            channels[channel] =
+                subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
+            return Replaced(route: replaced)
+        }
+        let key = subscription.eventType
+        guard let replaced = routes[key] else { return Replaced() }
+        var subscriptions = replaced.subscriptions
+        subscriptions.removeAll { $0 === subscription }
+        routes[key] = subscriptions.isEmpty ? nil : makeRoute(key, subscriptions)
+        return Replaced(route: replaced)
+    }
+
+    /// Every subscription of every type and channel.
+    var allSubscriptions: [_Subscription] {
+        routes.values.flatMap(\.subscriptions) + channels.values.flatMap(\.subscriptions)
+    }
+
+    /// The tracker of `key`, created on first use; kept for the bus's lifetime so sequence
+    /// numbers never go back.
+    mutating func tracker(for key: ObjectIdentifier) -> _LatestTracker {
+        if let tracker = trackers[key] { return tracker }
+        let tracker = _LatestTracker()
+        trackers[key] = tracker
+        return tracker
+    }
+
+    private mutating func makeRoute(_ key: ObjectIdentifier, _ subscriptions: [_Subscription]) -> _Route {
+        let needsLatest = subscriptions.contains {
+            if case .latestOnly = $0.interest { return true }
+            return false
+        }
+        return _Route(subscriptions: subscriptions, latest: needsLatest ? tracker(for: key) : nil, inFlight: inFlight)
+    }
+}
