@@ -62,7 +62,8 @@ final class _StreamSink: _DeliveryTarget, _SubscriptionRegistrar {
 }
 
 extension EventBus {
-    /// Builds a stream fed by a `.sink` subscription for `type`, optionally on one channel.
+    /// Builds a stream fed by a subscription whose target is the stream's sink, for `type`,
+    /// optionally on one channel.
     func makeStream<E: Eventable, Element: Sendable>(
         of type: E.Type,
         channel: _ChannelKey? = nil,
