@@ -84,14 +84,7 @@ struct MetricsTests {
     @Test("M1: the mailbox depth gauge shows what waits, per kind of receiver, and falls back to zero")
     func mailboxDepth() async throws {
         let metrics = TestMetrics()
-        let bus = EventBus(label: "depth")
-        let interceptor = EventBusMetrics(factory: metrics, depthSamplingInterval: .seconds(3_600))
-        bus.addInterceptor(interceptor)
-        let gate = Gate()
-        bus.listen(Order.self, executeOn: .listenerThread) { order, _ in if order.id == 0 { gate.block() } }
-        bus.queue(Order(id: 0))
-        gate.waitUntilEntered()
-        for id in 1...5 { bus.queue(Order(id: id)) }
+        let (bus, interceptor, gate) = busWithWaitingOrders("depth", factory: metrics, waiting: 5)
         interceptor.sampleMailboxDepths()
         let gauge = try metrics.expectGauge(
             "eventbus.mailbox.depth", [("bus", "depth"), ("receiver", "listener_thread")])
@@ -158,14 +151,7 @@ struct MetricsFactoryReentryTests {
         .timeLimit(.minutes(1)))
     func factoryRunsOutsideTheLock() async throws {
         let factory = ReentrantFactory()
-        let bus = EventBus(label: "reentry")
-        let interceptor = EventBusMetrics(factory: factory, depthSamplingInterval: .seconds(3_600))
-        bus.addInterceptor(interceptor)
-        let gate = Gate()
-        bus.listen(Order.self, executeOn: .listenerThread) { order, _ in if order.id == 0 { gate.block() } }
-        bus.queue(Order(id: 0))
-        gate.waitUntilEntered()
-        for id in 1...3 { bus.queue(Order(id: id)) }
+        let (bus, interceptor, gate) = busWithWaitingOrders("reentry", factory: factory, waiting: 3)
         let reentered = Mutex(false)
         // Making the first depth gauge samples the depths again, from inside the factory.
         factory.whileMakingRecorder.withLock {
@@ -184,4 +170,20 @@ struct MetricsFactoryReentryTests {
         await bus.drain()
         await bus.shutdown()
     }
+}
+
+/// A bus with `EventBusMetrics` (sampling depths only when asked) and a listener-thread listener
+/// held inside its first order by the returned gate, with `waiting` more orders queued behind it.
+private func busWithWaitingOrders(
+    _ label: String, factory: any MetricsFactory, waiting: Int
+) -> (EventBus, EventBusMetrics, Gate) {
+    let bus = EventBus(label: label)
+    let interceptor = EventBusMetrics(factory: factory, depthSamplingInterval: .seconds(3_600))
+    bus.addInterceptor(interceptor)
+    let gate = Gate()
+    bus.listen(Order.self, executeOn: .listenerThread) { order, _ in if order.id == 0 { gate.block() } }
+    bus.queue(Order(id: 0))
+    gate.waitUntilEntered()
+    for id in 1...waiting { bus.queue(Order(id: id)) }
+    return (bus, interceptor, gate)
 }
