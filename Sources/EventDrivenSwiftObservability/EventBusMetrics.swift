@@ -38,10 +38,10 @@ public final class EventBusMetrics: EventInterceptor {
 
     private let factory: any MetricsFactory
     private let depthSamplingInterval: Duration
-    private let counters = Mutex<[Key: Counter]>([:])
-    private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
-    private let gauges = Mutex<[Key: Gauge]>([:])
-    private let samplers = Mutex<[ObjectIdentifier: _DepthSampler]>([:])
+    private let counters = LockedValue<[Key: Counter]>([:])
+    private let timers = LockedValue<[Key: CoreMetrics.Timer]>([:])
+    private let gauges = LockedValue<[Key: Gauge]>([:])
+    private let samplers = LockedValue<[ObjectIdentifier: _DepthSampler]>([:])
 
     /// Creates the interceptor.
     /// - Parameters:
@@ -131,7 +131,7 @@ public final class EventBusMetrics: EventInterceptor {
     /// The metric is made outside the cache's lock, because the factory is the user's code. Two
     /// threads that miss at once each make one; the first stored is kept and returned to both.
     private func made<Metric: Sendable>(
-        in cache: borrowing Mutex<[Key: Metric]>, _ label: String, bus: String, event: String?,
+        in cache: LockedValue<[Key: Metric]>, _ label: String, bus: String, event: String?,
         _ third: (name: String, value: String)?, make: ([(String, String)]) -> Metric
     ) -> Metric {
         let key = Key(label: label, bus: bus, event: event, third: third?.value)
@@ -153,8 +153,8 @@ final class _DepthSampler: Sendable {
     private weak let bus: EventBus?
     private weak let metrics: EventBusMetrics?
     /// The kinds last seen with a nonzero depth, so that a depth falling to zero is recorded once.
-    private let lastNonzero = Mutex<Set<EventReceiverKind>>([])
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let lastNonzero = LockedValue<Set<EventReceiverKind>>([])
+    private let task = LockedValue<Task<Void, Never>?>(nil)
 
     init(bus: EventBus, metrics: EventBusMetrics) {
         self.bus = bus

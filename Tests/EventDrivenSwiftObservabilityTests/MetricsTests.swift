@@ -112,7 +112,7 @@ struct MetricsTests {
 /// the test sets: the user's code that the bus's metrics must not run under a lock of theirs.
 private final class ReentrantFactory: MetricsFactory {
     let base = TestMetrics()
-    let whileMakingRecorder = Mutex<(@Sendable () -> Void)?>(nil)
+    let whileMakingRecorder = LockedValue<(@Sendable () -> Void)?>(nil)
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> CounterHandler {
         base.makeCounter(label: label, dimensions: dimensions)
@@ -152,7 +152,7 @@ struct MetricsFactoryReentryTests {
     func factoryRunsOutsideTheLock() async throws {
         let factory = ReentrantFactory()
         let (bus, interceptor, gate) = busWithWaitingOrders("reentry", factory: factory, waiting: 3)
-        let reentered = Mutex(false)
+        let reentered = LockedValue(false)
         // Making the first depth gauge samples the depths again, from inside the factory.
         factory.whileMakingRecorder.withLock {
             $0 = {

@@ -44,7 +44,7 @@ struct BusLifecycleStateMachineTests {
 
 /// Counts calls (the machine's waiters are `@Sendable`).
 private final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = LockedValue(0)
     var value: Int { count.withLock { $0 } }
     func add() { count.withLock { $0 += 1 } }
 }

@@ -11,7 +11,7 @@ struct DeliveryBoundaryTests {
 
     /// Counts the deliveries of every handler registered through it.
     final class Arrivals: Sendable {
-        private let count = Mutex(0)
+        private let count = LockedValue(0)
 
         func handler() -> @Sendable (Ping, EventMetadata) -> Void {
             { _, _ in self.count.withLock { $0 += 1 } }

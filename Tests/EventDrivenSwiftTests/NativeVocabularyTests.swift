@@ -11,7 +11,7 @@ struct NativeVocabularyTests {
 
     @Test("the README's native block runs as it reads")
     func nativeBlock() async throws {
-        let seen = Mutex<[String]>([])
+        let seen = LockedValue<[String]>([])
         let bus = EventBus(label: "Kitchen")  // or EventCentral.shared
 
         // Receive: the handler's context is named, never implied by the closure's shape.

@@ -53,7 +53,7 @@ struct PILockTests {
         func waiterSleeps() async {
             let lock = _PILockedValue(0)
             let held = DispatchSemaphore(value: 0)
-            let waited = Mutex<(cpu: Int, sawHolder: Bool)?>(nil)
+            let waited = LockedValue<(cpu: Int, sawHolder: Bool)?>(nil)
             let done = DispatchSemaphore(value: 0)
             let holdFor: useconds_t = 300_000
             Thread.detachNewThread {

@@ -99,7 +99,7 @@ struct ServedDispatchTests {
     func growingBacklog() async {
         let bus = EventBus(label: #function)
         let gate = DispatchSemaphore(value: 0)
-        let seen = Mutex<[Int]>([])
+        let seen = LockedValue<[Int]>([])
         let blocked = Atomic<Bool>(false)
         bus.listen(Numbered.self, executeOn: .listenerThread) { event, _ in
             if !blocked.exchange(true, ordering: .relaxed) { gate.wait() }
@@ -119,7 +119,7 @@ struct ServedDispatchTests {
     func stackedOrderAcrossPartialServing() async {
         let bus = EventBus(label: #function)
         let thread = EventThread(bus: bus)
-        let order = Mutex<[String]>([])
+        let order = LockedValue<[String]>([])
         let others = (0..<5).map { _ in Receiver(bus: bus) }
         thread.addEventCallback(Numbered.self) { (_: Numbered, _: EventMetadata) in order.withLock { $0.append("a") } }
         thread.addEventCallback(Numbered.self) { (_: Numbered, _: EventMetadata) in order.withLock { $0.append("b") } }

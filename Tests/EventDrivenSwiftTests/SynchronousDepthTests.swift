@@ -11,7 +11,7 @@ struct SynchronousDepthTests {
     /// A consumer that answers every `Echo` with a deeper one, synchronously, forever.
     private final class EchoConsumer: EventConsumer {
         let bus: EventBus
-        let levels = Mutex(0)
+        let levels = LockedValue(0)
         init(bus: EventBus) { self.bus = bus }
         var willConsume: [any Eventable.Type] { [Echo.self] }
         func consume(_ event: any Eventable) {
@@ -23,7 +23,7 @@ struct SynchronousDepthTests {
 
     /// The errors a bus reported.
     private final class ErrorLog: Sendable {
-        private let errors = Mutex<[EventDrivenError]>([])
+        private let errors = LockedValue<[EventDrivenError]>([])
         init(_ bus: EventBus) { bus.setErrorHandler { [self] error in errors.withLock { $0.append(error) } } }
         var all: [EventDrivenError] { errors.withLock { $0 } }
     }
@@ -60,8 +60,8 @@ struct SynchronousDepthTests {
     func listenerChainEnds() async {
         let bus = EventBus(label: #function)
         let errors = Self.errors(of: bus)
-        let ran = Mutex(0)
-        let queued = Mutex(0)
+        let ran = LockedValue(0)
+        let queued = LockedValue(0)
         let synchronous = bus.listen(Echo.self, executeOn: .synchronous) { echo, _ in
             ran.withLock { $0 += 1 }
             bus.dispatchNow(Echo(level: echo.level + 1))
@@ -83,7 +83,7 @@ struct SynchronousDepthTests {
     func allSynchronousRoute() async {
         let bus = EventBus(label: #function)
         let errors = Self.errors(of: bus)
-        let ran = Mutex(0)
+        let ran = LockedValue(0)
         let first = bus.listen(Echo.self, executeOn: .synchronous) { echo, _ in
             ran.withLock { $0 += 1 }
             bus.dispatchNow(Echo(level: echo.level + 1))

@@ -71,7 +71,7 @@ extension EventBusStatistics {
 
 /// Who finished first, the quiet check or the deadline.
 private final class _QuietOutcome: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Int?, Never>?, finished: Bool)>((nil, false))
+    private let state = LockedValue<(continuation: CheckedContinuation<Int?, Never>?, finished: Bool)>((nil, false))
     private let lastRoundCount = Atomic<Int>(0)
 
     var isFinished: Bool { state.withLock { $0.finished } }

@@ -25,7 +25,7 @@ final class _ConsumptionNotices: EventInterceptor {
 
 /// Whether a bus's ``_ConsumptionNotices`` is installed, and under which token.
 final class _ConsumptionNoticesSwitch: Sendable {
-    private let token = Mutex<Int?>(nil)
+    private let token = LockedValue<Int?>(nil)
 
     /// Installs or removes the notices on `bus` so that they are installed exactly while `wanted()`.
     func update(_ bus: EventBus, wanted: () -> Bool) {

@@ -73,7 +73,7 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     /// The bus's interceptors and the kind of receiver this is, for them.
     private let observation: _Observation?
     private let registrarReceiverKind: EventReceiverKind?
-    private let knownReceiver = Mutex<EventReceiver?>(nil)
+    private let knownReceiver = LockedValue<EventReceiver?>(nil)
     private let active = Atomic<Bool>(true)
 
     convenience init<E: Eventable>(

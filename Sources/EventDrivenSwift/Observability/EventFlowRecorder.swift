@@ -23,13 +23,13 @@ public final class EventFlowRecorder: EventInterceptor {
         var counts = _TopologyCounts()
     }
 
-    private let state: Mutex<State>
-    private let buses = Mutex<[_WeakBus]>([])
+    private let state: LockedValue<State>
+    private let buses = LockedValue<[_WeakBus]>([])
 
     /// Creates a recorder that keeps the last `capacity` dispatches and deliveries.
     /// - Precondition: `capacity` is positive.
     public init(capacity: Int = 100_000) {
-        state = Mutex(State(ring: _FlowRing(capacity: capacity)))
+        state = LockedValue(State(ring: _FlowRing(capacity: capacity)))
     }
 
     /// The records kept, oldest first.

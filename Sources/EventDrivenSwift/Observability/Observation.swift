@@ -13,11 +13,11 @@ final class _Observation: Sendable {
     /// ``Mode`` bits: what a dispatch must do beyond routing.
     @usableFromInline
     let mode = Atomic<UInt8>(0)
-    private let installed = Mutex(_InstalledInterceptors())
+    private let installed = LockedValue(_InstalledInterceptors())
     private let nextDispatchID = Atomic<UInt64>(0)
     /// `String(reflecting:)` of each event type seen: demangling a name costs thousands of
     /// instructions, so it is done once per type.
-    private let typeNames = Mutex<[ObjectIdentifier: String]>([:])
+    private let typeNames = LockedValue<[ObjectIdentifier: String]>([:])
 
     func typeName(of event: any Eventable) -> String {
         let type = type(of: event)
