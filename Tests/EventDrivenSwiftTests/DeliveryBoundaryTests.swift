@@ -84,8 +84,8 @@ struct DeliveryBoundaryTests {
     @Test("each target kind says where its handlers run")
     func targetsDescribeThemselves() {
         let bus = EventBus(label: "targets")
-        let task = bus.taskTarget
-        let synchronous = bus.synchronousTarget
+        let task = _TaskTarget(counters: bus.counters, tasks: bus.tasks)
+        let synchronous = _SynchronousTarget(counters: bus.counters)
         let mailbox = bus.listenerMailbox
         #expect(task.receiverKind == .task && !task.usesLanes && !task.runsOnSender)
         #expect(synchronous.receiverKind == .synchronous && !synchronous.usesLanes && synchronous.runsOnSender)

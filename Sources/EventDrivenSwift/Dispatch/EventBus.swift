@@ -29,10 +29,6 @@ public final class EventBus: Sendable {
     @usableFromInline
     let counters: _BusCounters
     let tasks = _TaskTracker()
-    /// The targets of every `.synchronous` and `.taskThread` subscription of the bus: they hold
-    /// only the bus's counters and task tracker, so one of each serves them all.
-    let synchronousTarget: _SynchronousTarget
-    let taskTarget: _TaskTarget
     /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
     let dispatches = _DispatchesInFlight()
     /// Accepting, shutting down or closed (Shutdown/).
@@ -57,8 +53,6 @@ public final class EventBus: Sendable {
         self.label = label
         self.registry = _PILockedValue(_Registry(inFlight: dispatches))
         self.counters = _BusCounters(busLabel: label)
-        self.synchronousTarget = _SynchronousTarget(counters: counters)
-        self.taskTarget = _TaskTarget(counters: counters, tasks: tasks)
         if propagatesServiceContext { counters.observation.propagatesContext = true }
         self.logger = logger ?? Logger(label: "EventDrivenSwift")
         self.mainQueueWatch = _MainQueueWatch(logger: self.logger, busLabel: label)

@@ -140,9 +140,9 @@ extension EventBus {
         if let target = testingTarget(for: executeOn) { return target }  // Testing/EventBus+Testing.swift
         switch executeOn {
         case .listenerThread: return listenerMailbox
-        case .taskThread: return taskTarget
+        case .taskThread: return _TaskTarget(counters: counters, tasks: tasks)
         case .mainActor: return mainMailbox
-        case .synchronous: return synchronousTarget
+        case .synchronous: return _SynchronousTarget(counters: counters)
         case .requesterThread: return requesterMailbox(isolation: isolation)
         }
     }
