@@ -22,10 +22,6 @@ struct _EventEnvelope: Sendable {
     /// an event's dispatch and its delivery.
     static var sequenceMask: UInt64 { (1 << 48) - 1 }
 
-    /// Where the event's existential lies in an envelope: an event that ``_boxesInline(_:)``
-    /// has its bytes there, for handlers that read it in place.
-    static var eventOffset: Int { MemoryLayout<_EventEnvelope>.offset(of: \.event).unsafelyUnwrapped }
-
     @usableFromInline
     init(event: any Eventable, metadata: EventMetadata, sequence: UInt64 = 0, annotation: _DispatchAnnotation? = nil) {
         self.event = event

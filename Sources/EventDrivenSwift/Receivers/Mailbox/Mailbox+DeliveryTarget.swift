@@ -1,9 +1,8 @@
-/// A mailbox as a delivery target: a delivery is an entry appended to the mailbox, which its
-/// drainer runs one at a time, in D3 order. A route of unbounded mailboxes is served under the
-/// registry lock instead (``_ServedMailboxes``).
+/// A mailbox as a delivery target: a delivery is a node pushed onto the mailbox, which its
+/// drainer runs one at a time, in D3 order.
 extension _Mailbox: _DeliveryTarget {
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
-        enqueue(envelope, for: .passUnretained(subscription))
+        enqueue(envelope, for: subscription)
     }
 
     var receiverDescription: String { executor.receiverDescription }

@@ -44,7 +44,7 @@ final class _LatestTracker: Sendable {
 /// `@Sendable` type makes safe. The subscription hands its deliveries to `target` (see
 /// ``_DeliveryTarget``), which calls ``deliver(_:)`` when the handler is to run.
 // @unchecked Sendable: only because of the weak lets `owner` and `registrar` (atomic in the runtime); the rest is immutable or atomic
-final class _Subscription: _HoldRecord, @unchecked Sendable {
+final class _Subscription: @unchecked Sendable {
     let eventType: ObjectIdentifier
     let eventTypeName: String
     /// The event type itself, so that a pool can subscribe to the bus for the types its threads register.
@@ -63,9 +63,6 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     let interest: _Interest
     weak let registrar: (any _SubscriptionRegistrar)?
     private let handler: @Sendable (any Eventable, EventMetadata) throws -> Void
-    /// The handler reading an event from the address of its bytes (see ``_ErasedHandler``).
-    private let inlineHandler: @Sendable (UnsafeRawPointer, EventMetadata) throws -> Void
-    private let hasInlineHandler: Bool
     /// Where an error the handler throws is reported.
     private let failures: _FailureReport?
     /// `false` for a subscription whose sink runs the user's code itself (``_ErasedHandler/empty``).
@@ -113,8 +110,6 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         self.interest = interest
         self.registrar = registrar
         self.handler = handlers.handler
-        self.inlineHandler = handlers.inlineHandler
-        self.hasInlineHandler = handlers.hasInlineHandler
         self.failures = handlers.failures
         self.runsHandler = handlers.runsHandler
         self.observation = registrar.observation
@@ -179,51 +174,6 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     @inline(__always)
     private func isObserved(_ annotation: _DispatchAnnotation?) -> Bool {
         annotation != nil && runsHandler && observation != nil
-    }
-
-    /// ``deliver(_:)`` for the envelope at `envelope`, whose event's bytes are at `eventBytes`:
-    /// an envelope of an event that ``_boxesInline(_:)``, delivered in place.
-    @inline(__always)
-    func deliver(_ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer) -> _DeliveryOutcome {
-        // A listener with an owner holds it across the handler (see `deliver(_:)`), out of line,
-        // so that a drainer inlines only the common delivery, which releases nothing.
-        if _slowPath(hasOwner) { return deliverHoldingOwner(envelope, eventBytes: eventBytes) }
-        return deliver(envelope, eventBytes: eventBytes, ownerGone: false)
-    }
-
-    @inline(never)
-    private func deliverHoldingOwner(
-        _ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer
-    ) -> _DeliveryOutcome {
-        let keptOwner = owner
-        defer { withExtendedLifetime(keptOwner) {} }
-        return deliver(envelope, eventBytes: eventBytes, ownerGone: keptOwner == nil)
-    }
-
-    @inline(__always)
-    private func deliver(
-        _ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer, ownerGone: Bool
-    ) -> _DeliveryOutcome {
-        let refusal = refusal(
-            ownerGone: ownerGone,
-            isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },
-            accepts: { $0.accepts(envelope.pointee.event, envelope.pointee.metadata) },
-            envelope: { envelope.pointee })
-        if let refusal { return refusal }
-        do {
-            if _slowPath(isObserved(envelope.pointee.annotation)) {
-                try observation.unsafelyUnwrapped.run(
-                    { try handler(envelope.pointee.event, envelope.pointee.metadata) }, for: envelope.pointee,
-                    receiver: receiver)
-            } else if hasInlineHandler {
-                try inlineHandler(eventBytes, envelope.pointee.metadata)
-            } else {
-                try handler(envelope.pointee.event, envelope.pointee.metadata)
-            }
-        } catch {
-            return failed(error, envelope.pointee)
-        }
-        return .delivered
     }
 
     /// Reports what the handler threw for `envelope`; the delivery is counted as failed.

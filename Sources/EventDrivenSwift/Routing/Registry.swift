@@ -21,10 +21,14 @@ struct _Registry {
         var ownerReleased: [_Subscription] = []
     }
 
-    /// Adds `subscription` to its route. The listeners of the route whose owner was freed leave
-    /// it in the same pass, which copies the route anyway, so that owner churn does not leave
-    /// them behind.
-    mutating func add(_ subscription: _Subscription) -> Replaced {
+    /// Adds `subscription` to its route. The listeners of `ownerReleased` (those of the route
+    /// whose owner was freed, found by the caller before taking the lock) leave it in the same
+    /// pass, which copies the route anyway, so that owner churn does not leave them behind.
+    ///
+    /// Nothing here loads a weak owner: a load retains the owner for a moment, and if its last
+    /// other reference went meanwhile, releasing it would run its `deinit` (user code, which
+    /// may cancel a listener and take this lock again) under the registry lock.
+    mutating func add(_ subscription: _Subscription, pruning ownerReleased: [_Subscription] = []) -> Replaced {
         if let channel = subscription.channel {
             var subscriptions = channels[channel]?.subscriptions ?? []
             subscriptions.append(subscription)
@@ -35,11 +39,8 @@ struct _Registry {
         let key = subscription.eventType
         let replaced = routes[key]
         var subscriptions = replaced?.subscriptions ?? []
-        var ownerReleased: [_Subscription] = []
-        subscriptions.removeAll { existing in
-            guard existing.hasOwner && existing.owner == nil else { return false }
-            ownerReleased.append(existing)
-            return true
+        if !ownerReleased.isEmpty {
+            subscriptions.removeAll { existing in ownerReleased.contains { $0 === existing } }
         }
         subscriptions.append(subscription)
         routes[key] = makeRoute(key, subscriptions)
