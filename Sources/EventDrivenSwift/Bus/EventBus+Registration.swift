@@ -15,6 +15,7 @@ extension EventBus {
         _ = consume current
         // What the change replaced is released here, after the lock (see `_Registry.Replaced`).
         let replaced = registry.withLock { $0.add(subscription, pruning: ownerReleased) }
+        if let table = replaced.table { dispatches.retire(table) }
         // Out of the registry already: only their deliveries still pending must see them gone.
         for listener in replaced.ownerReleased { listener.cancelWithoutUnregistering() }
         if !lifecycle.isAccepting { subscription.cancel() }
@@ -23,6 +24,7 @@ extension EventBus {
 
     func unregister(_ subscription: _Subscription) {
         let replaced = registry.withLock { $0.remove(subscription) }
+        if let table = replaced.table { dispatches.retire(table) }
         _ = consume replaced
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }
         guard let mailbox = subscription.mailbox else { return }

@@ -3,6 +3,12 @@ import Foundation
 import Logging
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A bus: the registry of everyone listening for events, and the entry point for dispatching them.
 ///
 /// ``EventCentral/shared`` is the bus that `event.queue()` and `Event.addListener(…)` use.
@@ -24,8 +30,11 @@ public final class EventBus: Sendable {
     /// Where the bus logs misuse and errors.
     public let logger: Logger
 
-    /// The routes, under a lock that blocks with priority inheritance (see ``_PILockedValue``).
+    /// The routes, changed under a lock that blocks with priority inheritance (see
+    /// ``_PILockedValue``).
     let registry: _PILockedValue<_Registry>
+    /// The routes of plain events as dispatches read them, without a lock (see ``_PublishedRoutes``).
+    let routes: _PublishedRoutes
     @usableFromInline
     let counters: _BusCounters
     let tasks = _TaskTracker()
@@ -33,7 +42,7 @@ public final class EventBus: Sendable {
     let dispatches = _DispatchesInFlight()
     /// Accepting, shutting down or closed (Shutdown/).
     let lifecycle = _BusLifecycle()
-    private let errorHandler = LockedValue<_ErrorHandler?>(nil)
+    let errorHandler = LockedValue<_ErrorHandler?>(nil)
     let sharedMailboxes = LockedValue(_SharedMailboxes())
     /// State values and consumers (Channels/, States/, Consumers/).
     let stores = _BusStores()
@@ -51,7 +60,9 @@ public final class EventBus: Sendable {
     ///     they are dispatched to their handlers (see ``propagatesServiceContext``).
     public init(label: String = "EventBus", logger: Logger? = nil, propagatesServiceContext: Bool = false) {
         self.label = label
-        self.registry = _PILockedValue(_Registry(inFlight: dispatches))
+        let routes = _PublishedRoutes()
+        self.routes = routes
+        self.registry = _PILockedValue(_Registry(published: routes))
         self.counters = _BusCounters(busLabel: label)
         if propagatesServiceContext { counters.observation.propagatesContext = true }
         self.logger = logger ?? Logger(label: "EventDrivenSwift")
@@ -73,7 +84,7 @@ public final class EventBus: Sendable {
     public func queue<E: Eventable>(
         _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
     ) {
-        dispatch(event, method: .queue, priority: priority, file: file, line: line)
+        route(event, key: _routingKey(of: event), method: .queue, priority: priority, file: file, line: line)
     }
 
     /// Dispatches `event` through the stack and returns at once.
@@ -81,7 +92,7 @@ public final class EventBus: Sendable {
     public func stack<E: Eventable>(
         _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
     ) {
-        dispatch(event, method: .stack, priority: priority, file: file, line: line)
+        route(event, key: _routingKey(of: event), method: .stack, priority: priority, file: file, line: line)
     }
 
     /// Dispatches `event` with the given method and priority and returns at once.
@@ -90,50 +101,89 @@ public final class EventBus: Sendable {
         _ event: E, method: EventDispatchMethod, priority: EventPriority = .normal, file: StaticString = #fileID,
         line: UInt = #line
     ) {
-        dispatch(
-            event,
-            metadata: EventMetadata(priority: priority, method: method, dispatchTime: ._eventNow, scheduledTime: nil),
-            site: _DispatchSite(fileID: file, line: line)
-        )
+        route(event, key: _routingKey(of: event), method: method, priority: priority, file: file, line: line)
     }
 
-    /// The generic step of the dispatch path, inlined into the caller's module, where it is
-    /// specialized for `E`: the routing key is a constant and the event is boxed without generic
-    /// calls. Everything after it is plain code in this module, ``route(_:key:metadata:site:)``.
+    /// Dispatches `event` and returns once every synchronous receiver has handled it: the
+    /// bus's consumers (``EventConsumer``), then the listeners registered with
+    /// ``ExecuteEventOn/synchronous``, each in registration order, on the calling thread.
+    ///
+    /// Every other listener gets the event queued with `priority`, as with ``queue(_:priority:file:line:)``.
+    /// A receiver may dispatch from inside its handler; that dispatch runs its own synchronous
+    /// receivers before it returns.
+    ///
+    /// ```swift
+    /// bus.listen(NavigationEvent.self, executeOn: .synchronous) { event, _ in navigate(to: event.destination) }
+    /// bus.dispatchNow(NavigationEvent(destination: .screenTwo))   // navigated when this returns
+    /// ```
+    ///
+    /// `file` and `line` say where the dispatch is, for interceptors (``EventSource``).
+    @inlinable
+    public func dispatchNow<E: Eventable>(
+        _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        route(event, key: _routingKey(of: event), method: .queue, priority: priority, file: file, line: line)
+    }
+
+    /// Dispatches `event` with `metadata` already made (a scheduled event, a state change).
     @inlinable @inline(__always)
     func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata, site: _DispatchSite = .library) {
         route(event, key: _routingKey(of: event), metadata: metadata, site: site)
     }
 
-    /// The dispatch path: checks the bus is accepting, lets consumers run first, then takes the
-    /// route of `key` from the registry and hands the event to every subscriber through the
-    /// route, after the registry lock.
+    /// The dispatch path, for an event dispatched now. Every dispatch verb comes here, with the
+    /// event boxed and its routing key taken by inlined generic code in the caller's module.
     ///
-    /// The registry lock is held only to read the route, an immutable snapshot, and retain it:
-    /// nothing is delivered or enqueued under it. The retained route keeps the dispatch counted
-    /// in flight (``_DispatchesInFlight``) until it is released, so a shutdown that removed every
-    /// route waits for it. A dispatch that finds no route enters the count itself, then checks the
-    /// lifecycle again: one that lost that race with a shutdown is rejected like one after it.
+    /// The plain dispatch (nobody observing, no consumer) reads three words, the in-flight count
+    /// and the route table, and hands the event to the route; anything else takes
+    /// ``route(_:key:metadata:site:)``. No lock is taken: the route table is an immutable
+    /// snapshot that stays valid while the dispatch is counted in flight (``_PublishedRoutes``),
+    /// and every receiver takes its delivery without a lock of the bus.
+    ///
+    /// Counted in flight before the lifecycle is read, so that a shutdown (which stops accepting,
+    /// then waits for the count to reach zero) waits for every dispatch that it did not reject.
+    @usableFromInline
+    func route(
+        _ event: any Eventable, key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority,
+        file: StaticString, line: UInt
+    ) {
+        let metadata = EventMetadata(dispatchedNow: method, priority: priority)
+        if _slowPath(
+            counters.observation.mode.load(ordering: .relaxed) != 0
+                || stores.consumers.count.load(ordering: .relaxed) != 0)
+        {
+            return route(event, key: key, metadata: metadata, site: _DispatchSite(fileID: file, line: line))
+        }
+        dispatches.count.add(1, ordering: .sequentiallyConsistent)
+        let envelope = _EventEnvelope(dispatching: event, metadata: metadata)
+        if !lifecycle.accepting.load(ordering: .sequentiallyConsistent) {
+            reject(envelope)
+        } else if !routes.deliver(envelope, key: key) {
+            counters.settleNoReceiver(envelope)
+        }
+        if dispatches.count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0
+            && dispatches.needsQuiescence.load(ordering: .sequentiallyConsistent)
+        {
+            dispatches.quiesced()
+        }
+    }
+
+    /// The dispatch path in full: annotates the event while the bus is observed (interceptors,
+    /// or service contexts to carry), lets consumers run first on this thread, then hands it to
+    /// the route of `key`.
     @usableFromInline
     func route(_ event: any Eventable, key: ObjectIdentifier, metadata: EventMetadata, site: _DispatchSite) {
-        // While the bus is observed (interceptors, or service contexts to carry), the event is
-        // annotated first; otherwise that costs one relaxed load.
         let annotation =
             counters.observation.isAnnotating
             ? counters.observation.annotation(for: event, metadata, site: site) : nil
-        guard lifecycle.isAccepting else {
-            return reject(_EventEnvelope(event: event, metadata: metadata, annotation: annotation))
+        dispatches.enter()
+        defer { dispatches.leave() }
+        let envelope = _EventEnvelope(event: event, metadata: metadata, annotation: annotation)
+        guard lifecycle.isAccepting else { return reject(envelope) }
+        let consumed = offerToConsumers({ envelope }, type: key)
+        if !routes.deliver(envelope, key: key) && !consumed {
+            counters.settleNoReceiver(envelope)
         }
-        // Consumers run first, on this thread; the check is one relaxed load while there are none.
-        guard stores.consumers.isEmpty else {
-            return routeWithConsumers(event, key: key, metadata: metadata, annotation: annotation)
-        }
-        guard let route = registry.withLock({ $0.routes[key] }) else {
-            return deliverToNobodyCounted(_EventEnvelope(event: event, metadata: metadata, annotation: annotation))
-        }
-        route.deliver(
-            _EventEnvelope(
-                event: event, metadata: metadata, sequence: route.latest?.advance() ?? 0, annotation: annotation))
     }
 
     /// Dispatches `message` to the subscribers of one labelled or keyed channel.
@@ -164,73 +214,83 @@ public final class EventBus: Sendable {
         report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
     }
 
-    // MARK: Errors and statistics
-
-    /// What the bus has done with its events so far.
-    public var statistics: EventBusStatistics { counters.snapshot }
-
-    /// Sets the handler that receives every error the bus reports (misuse, dispatch after
-    /// shutdown, a handler that threw, a full mailbox). Pass `nil` to remove it.
-    ///
-    /// Errors are logged through ``logger`` either way, as swift-log asks of libraries: at
-    /// `.debug` while a handler is set (the handler has them; nothing is written twice), at
-    /// `.info` otherwise. To silence or route them, pass a `Logger` with the level and handler
-    /// you want to ``init(label:logger:propagatesServiceContext:)``.
-    public func setErrorHandler(_ handler: (@Sendable (EventDrivenError) -> Void)?) {
-        let box = handler.map(_ErrorHandler.init)
-        let replaced = errorHandler.withLock { current in
-            defer { current = box }
-            return current
-        }
-        _ = consume replaced
-    }
-
-    /// Logs `error` and passes it to the error handler.
-    func report(_ error: EventDrivenError) {
-        // The handler is boxed: reading a closure stored at another abstraction through `inout`
-        // wraps it in a new thunk on every read, so reports would grow slower, then overflow.
-        let handler = errorHandler.withLock { $0 }
-        if let handler {
-            logger.debug("\(error.description)", metadata: ["bus": "\(label)"])
-            handler.body(error)
-        } else {
-            logger.info("\(error.description)", metadata: ["bus": "\(label)"])
-        }
-    }
 }
 
 extension EventBus: _SubscriptionRegistrar {
     var observation: _Observation? { counters.observation }
 }
 
-// MARK: The rarer paths of a dispatch
-
-extension EventBus {
-    /// Counts an event that found no route, in flight: a dispatch that lost the race with a
-    /// shutdown is rejected.
-    @inline(never)
-    func deliverToNobodyCounted(_ envelope: _EventEnvelope) {
-        dispatches.enter()
-        defer { dispatches.leave() }
-        guard lifecycle.isAccepting else { return reject(envelope) }
-        counters.settleNoReceiver(envelope)
+extension Eventable {
+    /// Dispatches this event through the queue of `bus`.
+    @inlinable
+    public func queue(
+        on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        bus.route(self, key: _routingKey(of: self), method: .queue, priority: priority, file: file, line: line)
     }
 
-    /// ``route(_:key:metadata:site:)`` while consumers are registered: they settle their
-    /// outcomes before the route is read, so the whole dispatch is counted in flight.
-    @inline(never)
-    func routeWithConsumers(
-        _ event: any Eventable, key: ObjectIdentifier, metadata: EventMetadata, annotation: _DispatchAnnotation?
+    /// Dispatches this event through the stack of `bus`.
+    @inlinable
+    public func stack(
+        on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
     ) {
-        dispatches.enter()
-        defer { dispatches.leave() }
-        let envelope = _EventEnvelope(event: event, metadata: metadata, annotation: annotation)
-        guard lifecycle.isAccepting else { return reject(envelope) }
-        let consumed = offerToConsumers({ envelope }, type: key)
-        guard let route = registry.withLock({ $0.routes[key] }) else {
-            if !consumed { counters.settleNoReceiver(envelope) }
-            return
-        }
-        route.deliver(route.latest.map { envelope.sequenced($0.advance()) } ?? envelope)
+        bus.route(self, key: _routingKey(of: self), method: .stack, priority: priority, file: file, line: line)
+    }
+
+    /// Dispatches this event on `bus` and returns once every synchronous receiver has handled
+    /// it; see ``EventBus/dispatchNow(_:priority:file:line:)``.
+    @inlinable
+    public func dispatchNow(
+        on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal, file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        bus.route(self, key: _routingKey(of: self), method: .queue, priority: priority, file: file, line: line)
+    }
+}
+
+/// The routing key of `event`: its exact dynamic type. Only a class instance can be of a subtype
+/// of its static type, so the dynamic type is looked up only for classes; for a struct or an
+/// enum the static type is the key, without a runtime call.
+@inlinable
+func _routingKey<E: Eventable>(of event: E) -> ObjectIdentifier {
+    E.self is AnyClass ? ObjectIdentifier(type(of: event)) : ObjectIdentifier(E.self)
+}
+
+extension EventMetadata {
+    /// The metadata of an event dispatched now (not scheduled), stamped with the event clock
+    /// (`DispatchTime._eventNow`).
+    init(dispatchedNow method: EventDispatchMethod, priority: EventPriority) {
+        self.dispatchTime = ._eventNow
+        self.storedScheduledTime = .distantFuture
+        self.priority = priority
+        self.method = method
+    }
+}
+
+extension _EventEnvelope {
+    /// The envelope of a plain dispatch: no sequence number yet, no annotation.
+    init(dispatching event: any Eventable, metadata: EventMetadata) {
+        self.event = event
+        self.metadata = metadata
+        self.annotation = nil
+        self.sequenceHigh = 0
+        self.sequenceLow = 0
+    }
+}
+
+extension DispatchTime {
+    /// The current time, for stamping events: the same clock as `DispatchTime.now()`.
+    ///
+    /// On Linux `DispatchTime` counts `CLOCK_MONOTONIC` nanoseconds, so the clock is read directly,
+    /// without libdispatch's general-purpose time function: every dispatch reads it once.
+    @inlinable
+    static var _eventNow: DispatchTime {
+        #if canImport(Glibc) || canImport(Musl)
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            return DispatchTime(uptimeNanoseconds: UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec))
+        #else
+            return .now()
+        #endif
     }
 }

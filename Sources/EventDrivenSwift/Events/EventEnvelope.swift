@@ -14,8 +14,8 @@ struct _EventEnvelope: Sendable {
     let annotation: _DispatchAnnotation?
     // The sequence number's low 48 bits, in two fields that fit after the metadata (the
     // envelope takes 72 bytes with its annotation).
-    private var sequenceHigh: UInt16
-    private var sequenceLow: UInt32
+    var sequenceHigh: UInt16
+    var sequenceLow: UInt32
 
     /// The bits of a sequence number an envelope keeps. Latest-only delivery compares numbers
     /// within these bits, which is exact unless 2⁴⁸ events of one type were dispatched between

@@ -190,7 +190,7 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         // go in reverse, so that its callbacks still run in registration order.
         let isStacked = envelope.metadata.method == .stack
         for position in subscriptions.indices {
-            target.mailbox.enqueue(
+            target.mailbox.deliver(
                 envelope, for: subscriptions[isStacked ? subscriptions.count - 1 - position : position])
         }
         target.member.accepted.add(subscriptions.count, ordering: .relaxed)

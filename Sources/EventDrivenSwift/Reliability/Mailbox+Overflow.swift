@@ -82,7 +82,10 @@ extension _Mailbox {
         case .blockProducer(let timeout):
             // A handler dispatching to its own receiver would wait for itself: accept it over capacity.
             if _ReceiverContext.current?.mailbox === self {
-                return push(node, lane: lane, capacity: .max, eventType: eventType)
+                let pushed = tryPush(
+                    node, link: nodes.slot(node).link, lane: lane, capacity: .max, eventType: eventType)
+                if case .refused = pushed { discard(node) }
+                return pushed == .pushed
             }
             return waitForSpace(node, lane: lane, eventType: eventType, limit: limit, timeout: timeout)
         }
@@ -100,7 +103,9 @@ extension _Mailbox {
         limit.beginBlocking()
         defer { limit.endBlocking() }
         while true {
-            switch tryPush(node, lane: lane, capacity: limit.capacity, eventType: eventType) {
+            switch tryPush(
+                node, link: nodes.slot(node).link, lane: lane, capacity: limit.capacity, eventType: eventType)
+            {
             case .pushed:
                 return true
             case .refused:

@@ -1,14 +1,23 @@
 /// Every route of one bus: plain events keyed by the `ObjectIdentifier` of their type, and
 /// labelled or keyed channels by their channel identity.
+///
+/// The routes of plain events are published (``_PublishedRoutes``): each change builds a new
+/// table and publishes it, and dispatches read it without this lock.
 struct _Registry {
-    private(set) var routes = _RouteTable<_Route>()
+    let published: _PublishedRoutes
     private(set) var channels: [_ChannelKey: _Route] = [:]
     private var trackers: [ObjectIdentifier: _LatestTracker] = [:]
-    /// What every route counts itself in (see ``_Route``).
-    private let inFlight: _DispatchesInFlight?
 
-    init(inFlight: _DispatchesInFlight? = nil) {
-        self.inFlight = inFlight
+    init(published: _PublishedRoutes) {
+        self.published = published
+    }
+
+    /// The routes of plain events.
+    var routes: _RouteTable<_Route> { published.routes }
+
+    /// Publishes `table` and keeps the one it replaced for the caller to retire.
+    private func publish(_ table: _RouteTable<_Route>, into replaced: inout Replaced) {
+        replaced.table = published.publish(table)
     }
 
     /// What a change to the registry took out of it, for the caller to release once the lock is
@@ -17,6 +26,8 @@ struct _Registry {
     struct Replaced {
         /// The route the change replaced, if any.
         var route: _Route?
+        /// The route table the change replaced, to retire (``_DispatchesInFlight/retire(_:)``).
+        var table: _RouteTable<_Route>?
         /// Listeners whose owner was freed, taken out of the route in the same pass.
         var ownerReleased: [_Subscription] = []
     }
@@ -32,8 +43,7 @@ struct _Registry {
         if let channel = subscription.channel {
             var subscriptions = channels[channel]?.subscriptions ?? []
             subscriptions.append(subscription)
-            let replaced = channels.updateValue(
-                _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight), forKey: channel)
+            let replaced = channels.updateValue(_Route(subscriptions: subscriptions, latest: nil), forKey: channel)
             return Replaced(route: replaced)
         }
         let key = subscription.eventType
@@ -43,8 +53,11 @@ struct _Registry {
             subscriptions.removeAll { existing in ownerReleased.contains { $0 === existing } }
         }
         subscriptions.append(subscription)
-        routes[key] = makeRoute(key, subscriptions)
-        return Replaced(route: replaced, ownerReleased: ownerReleased)
+        let table = routes.copy()
+        table[key] = makeRoute(key, subscriptions)
+        var result = Replaced(route: replaced, ownerReleased: ownerReleased)
+        publish(table, into: &result)
+        return result
     }
 
     /// Removes `subscription` from its route.
@@ -53,16 +66,18 @@ struct _Registry {
             guard let replaced = channels[channel] else { return Replaced() }
             var subscriptions = replaced.subscriptions
             subscriptions.removeAll { $0 === subscription }
-            channels[channel] =
-                subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
+            channels[channel] = subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil)
             return Replaced(route: replaced)
         }
         let key = subscription.eventType
         guard let replaced = routes[key] else { return Replaced() }
         var subscriptions = replaced.subscriptions
         subscriptions.removeAll { $0 === subscription }
-        routes[key] = subscriptions.isEmpty ? nil : makeRoute(key, subscriptions)
-        return Replaced(route: replaced)
+        let table = routes.copy()
+        table[key] = subscriptions.isEmpty ? nil : makeRoute(key, subscriptions)
+        var result = Replaced(route: replaced)
+        publish(table, into: &result)
+        return result
     }
 
     /// Every subscription of every type and channel.
@@ -84,6 +99,6 @@ struct _Registry {
             if case .latestOnly = $0.interest { return true }
             return false
         }
-        return _Route(subscriptions: subscriptions, latest: needsLatest ? tracker(for: key) : nil, inFlight: inFlight)
+        return _Route(subscriptions: subscriptions, latest: needsLatest ? tracker(for: key) : nil)
     }
 }

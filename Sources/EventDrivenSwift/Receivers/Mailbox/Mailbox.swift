@@ -11,17 +11,17 @@ import Synchronization
 /// lock, and gives the nodes back; events that arrive meanwhile wait for the next batch. So a
 /// producer never waits on a handler (nor on the drainer, unless its bounded mailbox asks it
 /// to), and steady-state delivery allocates nothing.
-final class _Mailbox: Sendable {
+final class _Mailbox: _DeliveryTarget, Sendable {
     /// The ``_MailboxState`` word.
-    private let word = Atomic<UInt64>(_MailboxState().word)
-    private let nodes = _MailboxNodes()
+    let word = Atomic<UInt64>(_MailboxState().word)
+    let nodes = _MailboxNodes()
     /// Set by ``close()``, so that the drainer stops between two deliveries of a batch.
-    private let isClosed = Atomic<Bool>(false)
+    let isClosed = Atomic<Bool>(false)
     /// Deliveries the drainer took and has not counted yet.
-    private let inProgress = Atomic<Int>(0)
-    private let drainer = _DrainerBuffers()
+    let inProgress = Atomic<Int>(0)
+    let drainer = _DrainerBuffers()
     /// Who waits for the batch in progress to be counted (see ``whenBatchCounted(_:)``).
-    private let batchWaiters = _BatchWaiters()
+    let batchWaiters = _BatchWaiters()
     /// Starts drains when the mailbox goes from idle to busy.
     let executor: _MailboxExecutor
     /// Where this mailbox reports what it delivered and discarded.
@@ -32,10 +32,17 @@ final class _Mailbox: Sendable {
     /// the one-drainer rule.
     let drainRequests = _DrainRequestCount()
 
+    /// How many deliveries may be pending before a push finds the mailbox full. A dropOldest
+    /// mailbox takes every event: its drainer drops the oldest beyond the capacity.
+    let capacity: Int
+    /// The tag of a barrier's node (lanes of deliveries are 0...9).
+    let barrierTag: UInt32 = 10
+
     init(executor: _MailboxExecutor, counters: _BusCounters, limit: _MailboxLimit? = nil) {
         self.executor = executor
         self.counters = counters
         self.limit = limit
+        self.capacity = limit.map { $0.dropsOldest ? .max : $0.capacity } ?? .max
     }
 
     deinit {
@@ -52,41 +59,22 @@ final class _Mailbox: Sendable {
 
     // MARK: Enqueue
 
-    /// The lane of D3 a delivery waits in: stacked lanes 0...4 run before queued lanes 5...9,
-    /// highest priority first.
-    private static func lane(of metadata: EventMetadata) -> UInt32 {
-        (metadata.method == .stack ? 0 : 5) + UInt32(metadata.priority.rawValue)
-    }
-
-    /// The tag of a barrier's node.
-    private static let barrierTag: UInt32 = 10
-
-    /// Appends a delivery of `envelope` to `subscription`; `false` when it was not accepted
-    /// (the mailbox is closed, or full and its policy refused it).
-    @discardableResult
-    func enqueue(_ envelope: _EventEnvelope, for subscription: _Subscription) -> Bool {
-        let lane = Self.lane(of: envelope.metadata)
-        guard let node = nodes.take(storing: .delivery(envelope, subscription)) else {
-            return refuseOutOfNodes(envelope)
+    /// Appends a delivery of `envelope` to `subscription`: the mailbox's one enqueue, and its
+    /// ``_DeliveryTarget/deliver(_:for:)``. A closed mailbox counts it as discarded; a full one
+    /// applies its overflow policy (Reliability/Mailbox+Overflow.swift).
+    func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+        let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
+        guard let (node, link) = nodes.take(storing: .delivery(envelope, subscription)) else {
+            return drop(envelope)  // every node index in use: 2³² − 1 deliveries pending
         }
-        // A dropOldest mailbox takes every event; its drainer drops the oldest beyond the capacity.
-        let capacity = limit.map { $0.dropsOldest ? .max : $0.capacity } ?? .max
-        return push(node, lane: lane, capacity: capacity, eventType: type(of: envelope.event))
-    }
-
-    /// Pushes `node` (a delivery in `lane`) if the mailbox has room; otherwise applies the
-    /// overflow policy (Reliability/Mailbox+Overflow.swift).
-    func push(_ node: UInt32, lane: UInt32, capacity: Int, eventType: any Eventable.Type) -> Bool {
-        switch tryPush(node, lane: lane, capacity: capacity, eventType: eventType) {
-        case .pushed: return true
-        case .full: return overflow(node, lane: lane, eventType: eventType)
-        case .refused:
-            discard(node)
-            return false
+        switch tryPush(node, link: link, lane: lane, capacity: capacity, eventType: type(of: envelope.event)) {
+        case .pushed: return
+        case .full: _ = overflow(node, lane: lane, eventType: type(of: envelope.event))
+        case .refused: discard(node)
         }
     }
 
-    /// What ``tryPush(_:lane:capacity:)`` did.
+    /// What ``tryPush(_:link:lane:capacity:eventType:)`` did.
     enum PushResult {
         case pushed
         /// Not pushed; the caller still owns the node.
@@ -99,15 +87,18 @@ final class _Mailbox: Sendable {
     /// first), and wakes the drainer if it was idle (for an event of `eventType`, which a main
     /// queue that does not run names in its warning).
     @inline(__always)
-    func tryPush(_ node: UInt32, lane: UInt32, capacity: Int, eventType: any Eventable.Type) -> PushResult {
+    func tryPush(
+        _ node: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>, lane: UInt32, capacity: Int,
+        eventType: any Eventable.Type
+    ) -> PushResult {
         var current = word.load(ordering: .relaxed)
         while true {
-            var state = _MailboxState(word: current)
-            switch state.push(node, deliveries: 1, capacity: capacity) {
+            var next = current
+            switch _MailboxState.push(node, deliveries: 1, capacity: capacity, onto: &next) {
             case .pushed(let below, let wake):
-                nodes.setLink(node, to: below, tag: lane)
-                let (exchanged, seen) = word.compareExchange(
-                    expected: current, desired: state.word, ordering: .releasing)
+                // The link keeps the lane beside the node below: the drainer sorts without reading the item.
+                link.pointee.store(UInt64(lane) << 32 | UInt64(below), ordering: .relaxed)
+                let (exchanged, seen) = word.compareExchange(expected: current, desired: next, ordering: .releasing)
                 guard exchanged else {
                     current = seen
                     continue
@@ -134,96 +125,6 @@ final class _Mailbox: Sendable {
         let item = nodes.moveItem(node)
         nodes.free(top: node, bottom: node)
         return item
-    }
-
-    /// A mailbox that has handed out every node index (2³² − 1 pending at once): the event is
-    /// dropped, counted and posted as a dead letter.
-    @inline(never)
-    private func refuseOutOfNodes(_ envelope: _EventEnvelope) -> Bool {
-        drop(envelope)
-        return false
-    }
-
-    // MARK: Barriers, load, close
-
-    /// Runs `body` once everything enqueued before this call has been handled (or discarded).
-    func addBarrier(_ body: @escaping @Sendable () -> Void) {
-        guard let node = nodes.take(storing: .barrier(body)) else { return body() }
-        var current = word.load(ordering: .relaxed)
-        while true {
-            var state = _MailboxState(word: current)
-            switch state.pushBarrier(node) {
-            case .runNow:
-                _ = unpush(node)
-                return body()
-            case .pushed(let below):
-                nodes.setLink(node, to: below, tag: Self.barrierTag)
-                let (exchanged, seen) = word.compareExchange(
-                    expected: current, desired: state.word, ordering: .releasing)
-                if exchanged { return }
-                current = seen
-            }
-        }
-    }
-
-    /// The control state, as a copy.
-    var state: _MailboxState { _MailboxState(word: word.load(ordering: .acquiring)) }
-
-    /// Deliveries waiting plus deliveries of the batch in progress.
-    var load: Int { state.count + inProgress.load(ordering: .relaxed) }
-
-    /// Closes the mailbox at once. Returns how many pending deliveries were discarded.
-    @discardableResult
-    func close() -> Int {
-        isClosed.store(true, ordering: .sequentiallyConsistent)
-        let action = update { $0.close() }
-        var barriers: [@Sendable () -> Void] = []
-        let observed = counters.deadLetters.isObserved
-        var index = action.top
-        var bottom = action.top
-        while index != 0 {
-            bottom = index
-            let below = nodes.linked(below: index).below
-            switch nodes.moveItem(index) {
-            case .delivery(let envelope, _):
-                if observed { counters.deadLetters.post(envelope, reason: .discarded) }
-            case .barrier(let body):
-                barriers.append(body)
-            }
-            index = below
-        }
-        if action.top != 0 { nodes.free(top: action.top, bottom: bottom) }
-        counters.discarded.add(action.count, ordering: .relaxed)
-        limit?.wakeBlockedProducers()
-        // Pushed newest first: run them in the order they were added.
-        for barrier in barriers.reversed() { barrier() }
-        if action.wakeDrainer { executor.wake(self) }
-        return action.count
-    }
-
-    /// Stops accepting events; what is pending is still delivered, then the drainer finishes.
-    func closeAfterDraining() {
-        if update({ $0.closeAfterDraining() }) { executor.wake(self) }
-    }
-
-    /// Calls `body` once the batch in progress, if any, has been counted; a shutdown waits for
-    /// this after a close, so that what the close left of the batch is counted and posted
-    /// before the shutdown returns.
-    func whenBatchCounted(_ body: @escaping @Sendable () -> Void) {
-        batchWaiters.add(body)
-    }
-
-    /// Runs `transition` on the control state atomically and returns its action.
-    private func update<Action>(_ transition: (inout _MailboxState) -> Action) -> Action {
-        var current = word.load(ordering: .acquiring)
-        while true {
-            var state = _MailboxState(word: current)
-            let action = transition(&state)
-            let (exchanged, seen) = word.compareExchange(
-                expected: current, desired: state.word, ordering: .acquiringAndReleasing)
-            if exchanged { return action }
-            current = seen
-        }
     }
 
     // MARK: Draining
@@ -293,8 +194,9 @@ final class _Mailbox: Sendable {
         var bottom = top
         while index != 0 {
             bottom = index
-            let (below, tag) = nodes.linked(below: index)
-            if tag == Self.barrierTag {
+            let link = nodes.slot(index).link.pointee.load(ordering: .relaxed)
+            let (below, tag) = (UInt32(truncatingIfNeeded: link), UInt32(truncatingIfNeeded: link >> 32))
+            if tag == barrierTag {
                 if case .barrier(let body) = nodes.moveItem(index) { buffers.barriers.append(body) }
             } else if ordinal >= count - excess {
                 // The oldest of a full dropOldest mailbox: made room for newer ones.
@@ -302,7 +204,7 @@ final class _Mailbox: Sendable {
             } else {
                 buffers.lanes[Int(tag)].append(index)
             }
-            if tag != Self.barrierTag { ordinal += 1 }
+            if tag != barrierTag { ordinal += 1 }
             index = below
         }
         return bottom
@@ -311,7 +213,7 @@ final class _Mailbox: Sendable {
     /// Runs the delivery in `node`, unless the mailbox was closed meanwhile.
     @inline(__always)
     private func run(_ node: UInt32, _ tally: inout _DeliveryTally) {
-        guard case .delivery(let envelope, let subscription) = nodes.moveItem(node) else { return }
+        guard case .delivery(let envelope, let subscription) = nodes.slot(node).item.move() else { return }
         guard !isClosed.load(ordering: .relaxed) else {
             drainer.lastDiscarded += 1
             if counters.deadLetters.isObserved { counters.deadLetters.post(envelope, reason: .discarded) }
@@ -319,70 +221,186 @@ final class _Mailbox: Sendable {
         }
         drainer.remaining -= 1
         let outcome = subscription.deliver(envelope)
-        tally.record(outcome)
-        if outcome != .delivered { counters.noteUndelivered(outcome, envelope) }
-    }
-
-    /// Runs batches until the mailbox is idle or finished, or until a time slice is used up;
-    /// used by queue-based executors.
-    /// - Parameters:
-    ///   - lingerNanoseconds: How long to keep looking after the last batch before going idle
-    ///     (see ``_DrainPacing``); `0` goes idle as soon as nothing is pending.
-    ///   - sliceNanoseconds: How long to run before handing the queue's thread back while a
-    ///     stream piles up (the last batch held more than one event); ten times as long in any
-    ///     case, so that a request-response exchange is not interrupted every slice. `nil` runs
-    ///     until idle.
-    /// - Returns: `true` when the slice ran out: the drain is still scheduled and the caller
-    ///   must submit it again.
-    func runUntilIdle(lingerNanoseconds: UInt64 = 0, sliceNanoseconds: UInt64? = nil) -> Bool {
-        var pacing = _DrainPacing(lingerNanoseconds: lingerNanoseconds)
-        let start = sliceNanoseconds == nil ? 0 : DispatchTime._eventNow.uptimeNanoseconds
-        while true {
-            switch runBatch(mayIdle: pacing.mayIdle) {
-            case .ran:
-                pacing.ran(batchCount: lastBatchCount)
-                if let sliceNanoseconds {
-                    let elapsed = DispatchTime._eventNow.uptimeNanoseconds &- start
-                    if elapsed >= sliceNanoseconds && (lastBatchCount > 1 || elapsed >= 10 * sliceNanoseconds) {
-                        return true
-                    }
-                }
-            case .empty: pacing.foundEmpty()
-            case .idle, .finished: return false
-            }
+        if outcome == .delivered {
+            tally.delivered += 1
+        } else {
+            tally.record(outcome)
+            counters.noteUndelivered(outcome, envelope)
         }
     }
 
-    /// How many deliveries of the last batch a close discarded. Read only after the drainer has
-    /// stopped, or by the drainer's own thread.
-    var discardedFromLastBatch: Int { drainer.lastDiscarded }
-
-    /// How many deliveries the last batch held. Read only by the drainer's own thread.
-    var lastBatchCount: Int { drainer.batchCount }
-
-    /// How many deliveries of the batch in progress come after the one being handled. Read only
-    /// by the drainer's own thread, from inside a handler.
-    var remainingInCurrentBatch: Int { drainer.remaining }
 }
 
-/// The drainer's working buffers, reused batch after batch so that steady-state draining
-/// allocates nothing.
-// @unchecked Sendable: only the mailbox's single drainer touches it (one drain at a time)
-final class _DrainerBuffers: @unchecked Sendable {
-    /// The nodes of the batch in the ten lanes of D3, in the order the stack gave them (newest first).
-    var lanes: [[UInt32]] = Array(repeating: [], count: 10)
-    var barriers: [@Sendable () -> Void] = []
-    var droppedOldest = 0
-    var lastDiscarded = 0
-    var batchCount = 0
-    /// Deliveries of the batch not yet started.
-    var remaining = 0
+/// What one mailbox node carries: a delivery of an event to one subscription, or a barrier.
+enum _MailboxItem: Sendable {
+    /// Run the subscription's handler for the envelope. The node holds the subscription until
+    /// the delivery has run, so a listener removed meanwhile still settles it.
+    case delivery(_EventEnvelope, _Subscription)
+    /// Run once everything pushed before it has been handled.
+    case barrier(@Sendable () -> Void)
 }
 
-/// Counts the drain requests of one mailbox.
-final class _DrainRequestCount: Sendable {
-    private let count = Atomic<Int>(0)
+/// The nodes of one mailbox, addressed by 32-bit index (0 is none), and the free list that
+/// recycles them: steady-state enqueueing allocates nothing.
+///
+/// Nodes live in chunks of growing size (64, 128, 256, … nodes), allocated by whichever producer
+/// first needs one and published with a compare-and-exchange; a chunk is never freed while the
+/// mailbox lives, so an index, once handed out, always names valid memory. A node is owned by
+/// one party at a time: the free list, the producer that took it, the mailbox's pending stack
+/// (``_MailboxState``), or the drainer that took the stack.
+///
+/// The free list is a stack whose head word packs a generation with the index, so that a
+/// producer whose pop was overtaken (the node popped, used and freed again meanwhile) fails its
+/// compare-and-exchange instead of corrupting the list. Each node's link is atomic because a
+/// producer reading a free node's link may race with the producer that popped it; the loser's
+/// compare-and-exchange then fails.
+///
+/// This type is the mailbox's storage and holds its only raw memory.
+// @unchecked Sendable: chunk addresses and links are atomics; an item is touched only by the node's owner
+final class _MailboxNodes: @unchecked Sendable {
+    /// The chunks' addresses (0 until allocated): chunk `k` holds `64 << k` nodes.
+    private let chunks: UnsafeMutablePointer<Atomic<UInt>>
+    /// `generation << 32 | index` of the first free node.
+    private let freeHead = Atomic<UInt64>(0)
+    /// The next index never handed out.
+    private let fresh = Atomic<UInt64>(1)
 
-    func increment() { count.add(1, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
+    /// Where each chunk keeps its items, from its base address (after its links).
+    private let itemOffsets: UnsafeMutablePointer<Int>
+    // Instance constants rather than static ones: a node is addressed without a call, even in a
+    // debug build.
+    private let firstChunkShift = 6
+    private let firstChunkSize = 64
+
+    private static var chunkCount: Int { 27 }
+
+    init() {
+        chunks = .allocate(capacity: Self.chunkCount)
+        itemOffsets = .allocate(capacity: Self.chunkCount)
+        for chunk in 0..<Self.chunkCount {
+            (chunks + chunk).initialize(to: Atomic(0))
+            (itemOffsets + chunk).initialize(to: Self.itemsStart(64 << chunk))
+        }
+    }
+
+    /// Frees the chunks; the mailbox has moved every item out (see ``_Mailbox``'s `deinit`).
+    deinit {
+        for chunk in 0..<Self.chunkCount {
+            let address = chunks[chunk].load(ordering: .acquiring)
+            guard address != 0 else { continue }
+            let base = UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped
+            let size = firstChunkSize << chunk
+            base.assumingMemoryBound(to: Atomic<UInt64>.self).deinitialize(count: size)
+            base.deallocate()
+        }
+        chunks.deinitialize(count: Self.chunkCount)
+        chunks.deallocate()
+        itemOffsets.deallocate()
+    }
+
+    // MARK: Addressing
+
+    /// A chunk of `size` nodes: the links first, then the items.
+    private static func chunkByteCount(_ size: Int) -> Int {
+        itemsStart(size) + MemoryLayout<_MailboxItem>.stride * size
+    }
+
+    /// Where a chunk of `size` nodes keeps its items.
+    @inline(__always)
+    private static func itemsStart(_ size: Int) -> Int {
+        let align = MemoryLayout<_MailboxItem>.alignment
+        return (MemoryLayout<Atomic<UInt64>>.stride * size + align - 1) / align * align
+    }
+
+    @inline(never)
+    private func allocate(_ chunk: Int) -> UnsafeMutableRawPointer {
+        let size = firstChunkSize << chunk
+        let base = UnsafeMutableRawPointer.allocate(
+            byteCount: Self.chunkByteCount(size), alignment: max(16, MemoryLayout<_MailboxItem>.alignment))
+        base.bindMemory(to: Atomic<UInt64>.self, capacity: size)
+        for index in 0..<size {
+            (base.assumingMemoryBound(to: Atomic<UInt64>.self) + index).initialize(to: Atomic(0))
+        }
+        let (won, existing) = chunks[chunk].compareExchange(
+            expected: 0, desired: UInt(bitPattern: base), ordering: .acquiringAndReleasing)
+        if won { return base }
+        base.assumingMemoryBound(to: Atomic<UInt64>.self).deinitialize(count: size)
+        base.deallocate()
+        return UnsafeMutableRawPointer(bitPattern: existing).unsafelyUnwrapped
+    }
+
+    // MARK: Owning a node
+
+    /// The link and the item slot of node `index`.
+    @inline(__always)
+    func slot(_ index: UInt32) -> (link: UnsafeMutablePointer<Atomic<UInt64>>, item: UnsafeMutablePointer<_MailboxItem>)
+    {
+        let position = Int(index) - 1 + firstChunkSize
+        let chunk = (Int.bitWidth - 1 - position.leadingZeroBitCount) - firstChunkShift
+        let offset = position - (firstChunkSize << chunk)
+        var address = chunks[chunk].load(ordering: .acquiring)
+        if address == 0 { address = UInt(bitPattern: allocate(chunk)) }
+        let base = UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped
+        return (
+            base.assumingMemoryBound(to: Atomic<UInt64>.self) + offset,
+            (base + itemOffsets[chunk]).assumingMemoryBound(to: _MailboxItem.self) + offset
+        )
+    }
+
+    /// Takes a free node (a new one when none is free) and stores `item` in it; the caller owns
+    /// the node, and gets its link to push it. `nil` when the mailbox has used every index
+    /// (2³² − 1 nodes).
+    @inline(__always)
+    func take(storing item: consuming _MailboxItem) -> (index: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>)? {
+        var head = freeHead.load(ordering: .acquiring)
+        var index: UInt32
+        while true {
+            index = UInt32(truncatingIfNeeded: head)
+            if index == 0 {
+                let fresh = fresh.add(1, ordering: .relaxed).oldValue
+                guard fresh <= UInt64(UInt32.max) else { return nil }
+                index = UInt32(fresh)
+                break
+            }
+            let below = UInt32(truncatingIfNeeded: slot(index).link.pointee.load(ordering: .relaxed))
+            let next = (head >> 32 &+ 1) << 32 | UInt64(below)
+            let (exchanged, current) = freeHead.compareExchange(expected: head, desired: next, ordering: .acquiring)
+            if exchanged { break }
+            head = current
+        }
+        let slot = slot(index)
+        slot.item.initialize(to: item)
+        return (index, slot.link)
+    }
+
+    /// Moves the item out of node `index`, which the caller owns; the node's slot is then empty.
+    func moveItem(_ index: UInt32) -> _MailboxItem {
+        slot(index).item.move()
+    }
+
+    /// The node under `index` in a stack, and the tag kept with it (what the drainer must know
+    /// of the item without reading it: its lane).
+    func linked(below index: UInt32) -> (below: UInt32, tag: UInt32) {
+        let value = slot(index).link.pointee.load(ordering: .relaxed)
+        return (UInt32(truncatingIfNeeded: value), UInt32(truncatingIfNeeded: value >> 32))
+    }
+
+    /// Names `below` as the node under `index` in a stack, with `tag`.
+    func setLink(_ index: UInt32, to below: UInt32, tag: UInt32 = 0) {
+        slot(index).link.pointee.store(UInt64(tag) << 32 | UInt64(below), ordering: .relaxed)
+    }
+
+    /// Returns the nodes from `top` down to `bottom` (linked, their items moved out) to the free
+    /// list, with one compare-and-exchange.
+    func free(top: UInt32, bottom: UInt32) {
+        var head = freeHead.load(ordering: .relaxed)
+        while true {
+            setLink(bottom, to: UInt32(truncatingIfNeeded: head))
+            let next = (head >> 32 &+ 1) << 32 | UInt64(top)
+            let (exchanged, current) = freeHead.compareExchange(
+                expected: head, desired: next, ordering: .releasing)
+            if exchanged { return }
+            head = current
+        }
+    }
 }

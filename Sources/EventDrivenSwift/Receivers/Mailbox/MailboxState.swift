@@ -80,13 +80,23 @@ struct _MailboxState: Equatable, Sendable {
     /// Pushes the node `node`, which stands for `deliveries` deliveries, if the mailbox is open
     /// and fewer than `capacity` deliveries are pending.
     mutating func push(_ node: UInt32, deliveries: Int, capacity: Int) -> PushAction {
-        guard phase == .open else { return .refused }
-        guard count < min(capacity, Self.maximumCount) else { return .full }
-        let below = top
-        top = node
-        count += deliveries
-        let wake = isParked
-        isParked = false
+        var word = self.word
+        let action = Self.push(node, deliveries: deliveries, capacity: capacity, onto: &word)
+        self = _MailboxState(word: word)
+        return action
+    }
+
+    /// ``push(_:deliveries:capacity:)`` on the packed word itself: the transition every enqueue
+    /// makes, written on the bits so that it is one call.
+    static func push(_ node: UInt32, deliveries: Int, capacity: Int, onto word: inout UInt64) -> PushAction {
+        // phase (bits 61...62) open, count (32...59) below the capacity and the word's room.
+        guard word >> 61 == Phase.open.rawValue else { return .refused }
+        let count = Int((word >> 32) & ((1 << 28) - 1))
+        guard count < capacity && count < (1 << 28) - 1 else { return .full }
+        let below = UInt32(truncatingIfNeeded: word)
+        let wake = word & (1 << 60) != 0
+        // Still open, no longer parked, one more pending, `node` on top.
+        word = UInt64(count + deliveries) << 32 | UInt64(node)
         return .pushed(below: below, wake: wake)
     }
 
