@@ -19,6 +19,7 @@ extension EventBus {
     func unregister(_ subscription: _Subscription) {
         let replaced = registry.withLock { $0.remove(subscription) }
         _ = consume replaced
+        if subscription.isChannelSubscription { forgetStateIfUnused(after: subscription) }
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }
         guard let mailbox = subscription.mailbox else { return }
         // Deliveries already queued for the removed subscription are still settled by its

@@ -125,6 +125,15 @@ final class _Observation: Sendable {
         return _DispatchAnnotation(serviceContext: context.isEmpty ? nil : context, dispatchID: id, site: site)
     }
 
+    /// ``annotation(for:_:site:)`` while the bus is observed, `nil` otherwise (one relaxed
+    /// load): the record of a dispatch that builds its own envelope instead of routing by type,
+    /// a channel's message or a state's change, so that it is a dispatch like any other.
+    func annotationIfObserved(
+        for event: any Eventable, _ metadata: EventMetadata, site: _DispatchSite = .library
+    ) -> _DispatchAnnotation? {
+        isAnnotating ? annotation(for: event, metadata, site: site) : nil
+    }
+
     /// Set when the bus shuts down: later dispatches are rejected, not dispatched.
     let isClosed = Atomic<Bool>(false)
 
