@@ -10,6 +10,10 @@ import Synchronization
 @usableFromInline
 final class _Observation: Sendable {
     let busLabel: String
+    /// The bus's number in this process: dispatch numbers are per bus, so a recorder added to
+    /// several buses tells their dispatches apart by it (labels may repeat).
+    let busID: UInt64
+    private static let nextBusID = Atomic<UInt64>(0)
     /// ``Mode`` bits: what a dispatch must do beyond routing.
     @usableFromInline
     let mode = Atomic<UInt8>(0)
@@ -29,6 +33,7 @@ final class _Observation: Sendable {
 
     init(busLabel: String) {
         self.busLabel = busLabel
+        self.busID = Self.nextBusID.add(1, ordering: .relaxed).newValue
     }
 
     /// The bits of ``mode``.
@@ -119,7 +124,7 @@ final class _Observation: Sendable {
         let id = nextDispatchID.add(1, ordering: .relaxed).newValue
         let info = EventDispatchInfo(
             busLabel: busLabel, event: event, eventType: typeName(of: event), metadata: metadata, dispatchID: id,
-            source: Self.source(of: site))
+            source: Self.source(of: site), busID: busID)
         var context = ServiceContext.current ?? .topLevel
         for interceptor in list.interceptors { interceptor.didDispatch(info, context: &context) }
         return _DispatchAnnotation(serviceContext: context.isEmpty ? nil : context, dispatchID: id, site: site)
@@ -142,7 +147,7 @@ final class _Observation: Sendable {
         guard isActive else { return }
         let info = EventDispatchInfo(
             busLabel: busLabel, event: event, eventType: typeName(of: event), metadata: metadata, dispatchID: 0,
-            source: Self.source(of: site ?? .library))
+            source: Self.source(of: site ?? .library), busID: busID)
         for interceptor in list.interceptors { interceptor.didReject(info) }
     }
 
@@ -151,7 +156,7 @@ final class _Observation: Sendable {
         let info = EventDispatchInfo(
             busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
             metadata: envelope.metadata, dispatchID: envelope.annotation?.dispatchID ?? 0,
-            source: Self.source(of: envelope.annotation?.site ?? .library))
+            source: Self.source(of: envelope.annotation?.site ?? .library), busID: busID)
         for interceptor in list.interceptors { interceptor.didFindNoReceiver(info) }
     }
 
@@ -174,7 +179,7 @@ final class _Observation: Sendable {
         guard isActive else { return try Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
-            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            busLabel: busLabel, busID: busID, event: envelope.event, eventType: typeName(of: envelope.event),
             metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver(), consumer: consumer)
         let start = DispatchTime.now().uptimeNanoseconds
         do {
@@ -194,7 +199,7 @@ final class _Observation: Sendable {
         guard isActive else { return try await Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
-            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            busLabel: busLabel, busID: busID, event: envelope.event, eventType: typeName(of: envelope.event),
             metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver)
         let start = DispatchTime.now().uptimeNanoseconds
         do {
@@ -250,7 +255,7 @@ final class _Observation: Sendable {
     func settled(_ outcome: EventDeliveryOutcome, _ envelope: _EventEnvelope, receiver: EventReceiver?) {
         guard isActive else { return }
         let delivery = EventDeliveryInfo(
-            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            busLabel: busLabel, busID: busID, event: envelope.event, eventType: typeName(of: envelope.event),
             metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver)
         let result = EventDeliveryResult(outcome: outcome, startNanoseconds: nil, duration: nil, error: nil)
         for interceptor in list.interceptors { interceptor.didDeliver(delivery, result: result) }
