@@ -52,7 +52,9 @@ public final class EventInterceptorHandle: Sendable {
     }
 
     /// Removes the interceptor: deliveries already running finish through it; nothing after
-    /// this call reaches it. Safe to call more than once.
+    /// this call reaches it, not even a dispatch that was under way (held in an earlier
+    /// interceptor's ``EventInterceptor/didDispatch(_:context:)``) when it was made. Safe to
+    /// call more than once.
     public func cancel() {
         guard let bus, let interceptor = bus.counters.observation.remove(token) else { return }
         interceptor.detached(from: bus)
