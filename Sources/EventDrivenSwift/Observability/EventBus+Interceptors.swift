@@ -15,6 +15,11 @@ extension EventBus {
     /// reading the task-local context costs about as much as the rest of a dispatch. A bus with
     /// an interceptor installed (`EventBusTracing` among them) propagates it either way.
     ///
+    /// While it is off, a handler sees whatever context is current where it runs: none on the
+    /// bus's threads and serial contexts, the dispatcher's own on ``ExecuteEventOn/synchronous``
+    /// (the dispatching thread) and ``ExecuteEventOn/taskThread`` (a task inherits the
+    /// task-local values of the code that starts it).
+    ///
     /// ```swift
     /// let bus = EventBus(label: "orders", propagatesServiceContext: true)
     /// EventCentral.shared.propagatesServiceContext = true
