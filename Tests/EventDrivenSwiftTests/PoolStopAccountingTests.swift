@@ -15,9 +15,12 @@ private final class CountingWorker: EventThread, @unchecked Sendable {  // no st
 
 @Suite("Pools: what stop returns, and what stopping keeps (issue 26, item 8)")
 struct PoolStopAccountingTests {
+    /// Jobs per producer: a tenth under ThreadSanitizer, which instruments every access.
+    static let perProducer = coreUnderThreadSanitizer ? 2_000 : 20_000
+
     /// Two producers each dispatch `perProducer` jobs while `stop` runs once `threshold` were handled.
     private func race(
-        round: Int, perProducer: Int = 20_000, threshold: Int = 500,
+        round: Int, perProducer: Int = PoolStopAccountingTests.perProducer, threshold: Int = 500,
         _ stop: @escaping @Sendable (EventPool<CountingWorker>) -> Int
     ) async -> (returned: Int, statistics: EventBusStatistics, handled: Int, sent: Int) {
         let bus = EventBus(label: "pool.stop.\(round)")
@@ -56,7 +59,7 @@ struct PoolStopAccountingTests {
             let bus = EventBus(label: "pool.release.\(round)")
             let handled = CoreCounter()
             var pool: EventPool<CountingWorker>? = EventPool<CountingWorker>(capacity: 2, bus: bus)
-            let perProducer = 20_000
+            let perProducer = Self.perProducer
             let producers = (0..<2).map { _ in
                 Task.detached {
                     for _ in 0..<perProducer { bus.queue(CountedJob(handled: handled)) }
