@@ -109,6 +109,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The program `.ci/dispatch-path` profiles to count the files and functions one event runs through.
+        .executableTarget(name: "DispatchPathProbe", dependencies: ["EventDrivenSwift"], path: "Probes/DispatchPath"),
         .executableTarget(name: "NATSBridgeDemo", dependencies: ["EventDrivenSwiftNATS"]),
         .testTarget(
             name: "EventDrivenSwiftNATSTests",

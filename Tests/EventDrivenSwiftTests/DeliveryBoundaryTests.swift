@@ -3,9 +3,10 @@ import Testing
 
 @testable import EventDrivenSwift
 
-/// The delivery boundary (issue 14): every kind of receiver is a `_DeliveryTarget`, and a route
-/// chooses its plan from what its targets offer, without knowing their kinds itself.
-@Suite("Issue 14: one delivery boundary")
+/// The delivery boundary (issues 14 and 24): every kind of receiver is a `_DeliveryTarget`, and a
+/// route hands each event to each subscription's target through its one `deliver`, without
+/// knowing the target's kind.
+@Suite("Issues 14 and 24: one delivery boundary")
 struct DeliveryBoundaryTests {
     struct Ping: Eventable { let value: Int }
 
@@ -20,58 +21,69 @@ struct DeliveryBoundaryTests {
         var value: Int { count.withLock { $0 } }
     }
 
-    private static func plan(of bus: EventBus) -> _DeliveryPlan? {
-        bus.registry.withLock { $0.routes[ObjectIdentifier(Ping.self)]?.plan }
-    }
+    /// A receiver kind of the test's own: counts the deliveries the route hands it.
+    final class CountingTarget: _DeliveryTarget {
+        private let count = LockedValue(0)
 
-    private static func kind(_ plan: _DeliveryPlan?) -> String {
-        switch plan {
-        case .servedMailboxes: "servedMailboxes"
-        case .synchronousBatch: "synchronousBatch"
-        case .pool: "pool"
-        case .eachTarget: "eachTarget"
-        case nil: "none"
+        func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+            count.withLock { $0 += 1 }
         }
+
+        var receiverKind: EventReceiverKind { .synchronous }
+
+        var value: Int { count.withLock { $0 } }
     }
 
     @Test(
-        "a route's plan follows the kinds of its targets",
+        "every target of a route gets each event once, through its deliver, whatever the mix of kinds",
         arguments: [
-            ([ExecuteEventOn.listenerThread], "servedMailboxes"),
-            ([.listenerThread, .listenerThread, .requesterThread], "servedMailboxes"),
-            ([.synchronous], "synchronousBatch"),
-            ([.synchronous, .synchronous], "synchronousBatch"),
-            ([.taskThread], "eachTarget"),
-            ([.listenerThread, .synchronous], "eachTarget"),
-            ([.synchronous, .taskThread, .listenerThread], "eachTarget"),
+            [ExecuteEventOn.listenerThread],
+            [.listenerThread, .listenerThread, .requesterThread],
+            [.synchronous],
+            [.synchronous, .synchronous],
+            [.taskThread],
+            [.listenerThread, .synchronous],
+            [.synchronous, .taskThread, .listenerThread],
         ])
-    func planFollowsTargets(contexts: [ExecuteEventOn], expected: String) async {
-        let bus = EventBus(label: "plan \(contexts)")
+    func everyTargetOnce(contexts: [ExecuteEventOn]) async {
+        let bus = EventBus(label: "boundary \(contexts)")
         let arrivals = Arrivals()
         let handles = contexts.map { bus.listen(Ping.self, executeOn: $0, arrivals.handler()) }
-        #expect(Self.kind(Self.plan(of: bus)) == expected)
-        // Whatever the plan, every target gets the event once, and each delivery is counted.
         bus.queue(Ping(value: 1))
+        bus.stack(Ping(value: 2))
         // One hop: every target, tasks included, has run its handler once the drain returns.
         await bus.drain()
-        #expect(arrivals.value == contexts.count)
-        #expect(bus.statistics.delivered == UInt64(contexts.count))
+        #expect(arrivals.value == 2 * contexts.count)
+        #expect(bus.statistics.delivered == 2 * contexts.count)
         for handle in handles { handle.cancel() }
-        #expect(Self.kind(Self.plan(of: bus)) == "none")
     }
 
-    @Test("a route whose one subscriber is a pool hands the event to the pool")
-    func poolPlan() async {
-        let bus = EventBus(label: "pool plan")
+    @Test("the route hands each event to a target of any kind through deliver(_:for:), once per subscription")
+    func routeCallsDeliver() {
+        let bus = EventBus(label: "custom target")
+        let target = CountingTarget()
+        let subscriptions = (0..<3).map { _ in
+            _Subscription(Ping.self, owner: nil, target: target, interest: .all, registrar: bus) {
+                (_: Ping, _: EventMetadata) in
+            }
+        }
+        for subscription in subscriptions { bus.register(subscription) }
+        for value in 0..<5 { bus.queue(Ping(value: value)) }
+        #expect(target.value == 15)
+        for subscription in subscriptions { subscription.cancel() }
+        bus.queue(Ping(value: 5))
+        #expect(target.value == 15, "a removed subscription's target gets nothing more")
+    }
+
+    @Test("a route whose subscriber is a pool hands the event to the pool, beside a listener")
+    func poolTarget() async {
+        let bus = EventBus(label: "pool target")
         let pool = EventPool<PingWorker>(capacity: 2, bus: bus)
-        #expect(Self.kind(Self.plan(of: bus)) == "pool")
         for value in 0..<10 { bus.queue(Ping(value: value)) }
         await pool.drain()
         #expect(bus.statistics.delivered == 10)
-        // A listener beside the pool turns the route into one call per target, and both receive.
         let arrivals = Arrivals()
         let handle = bus.listen(Ping.self, executeOn: .listenerThread, arrivals.handler())
-        #expect(Self.kind(Self.plan(of: bus)) == "eachTarget")
         bus.queue(Ping(value: 10))
         await pool.drain()
         await bus.drain()

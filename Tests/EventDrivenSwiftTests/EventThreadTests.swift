@@ -40,7 +40,7 @@ struct EventThreadTests {
         let thread = ProbeThread(bus: bus)
         Step(label: "first").queue(on: bus)
         await coreWait(thread.arrived)
-        #expect(await coreEventually { thread.mailbox.isIdle }, "the thread parks once nothing is pending")
+        #expect(await coreEventually { thread.mailbox.state.isParked }, "the thread parks once nothing is pending")
         #expect(thread.pendingEventCount == 0)
         // No drain() here: only the event itself can wake the parked thread.
         Step(label: "second").queue(on: bus)

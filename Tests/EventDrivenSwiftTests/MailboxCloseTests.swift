@@ -79,9 +79,9 @@ struct MailboxCloseTests {
             Hold.self, owner: nil, target: mailbox, interest: .all, registrar: bus
         ) { (_: Hold, _: EventMetadata) in gate.block() }
         let metadata = EventMetadata(priority: .normal, method: .queue, dispatchTime: .now(), scheduledTime: nil)
-        mailbox.enqueue(_EventEnvelope(event: Hold(), metadata: metadata), for: .passUnretained(subscription))
+        mailbox.deliver(_EventEnvelope(event: Hold(), metadata: metadata), for: subscription)
         await gate.waitUntilEntered()
-        mailbox.enqueue(_EventEnvelope(event: Hold(), metadata: metadata), for: .passUnretained(subscription))
+        mailbox.deliver(_EventEnvelope(event: Hold(), metadata: metadata), for: subscription)
         let requests = mailbox.drainRequests.value
         mailbox.close()
         #expect(mailbox.drainRequests.value == requests, "the drain in progress finishes the mailbox itself")

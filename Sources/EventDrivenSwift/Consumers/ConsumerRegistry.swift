@@ -5,7 +5,7 @@ import Synchronization
 final class _ConsumerRegistry: Sendable {
     private let entries = LockedValue<[_ConsumerEntry]>([])
     /// Mirrors `entries.count` so that dispatch checks for consumers without the lock.
-    private let count = Atomic<Int>(0)
+    let count = Atomic<Int>(0)
     /// How many entries consume ``DidConsumeEvent``.
     private let noticeConsumers = Atomic<Int>(0)
 

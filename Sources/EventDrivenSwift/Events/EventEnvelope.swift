@@ -14,17 +14,13 @@ struct _EventEnvelope: Sendable {
     let annotation: _DispatchAnnotation?
     // The sequence number's low 48 bits, in two fields that fit after the metadata (the
     // envelope takes 72 bytes with its annotation).
-    private var sequenceHigh: UInt16
-    private var sequenceLow: UInt32
+    var sequenceHigh: UInt16
+    var sequenceLow: UInt32
 
     /// The bits of a sequence number an envelope keeps. Latest-only delivery compares numbers
     /// within these bits, which is exact unless 2⁴⁸ events of one type were dispatched between
     /// an event's dispatch and its delivery.
     static var sequenceMask: UInt64 { (1 << 48) - 1 }
-
-    /// Where the event's existential lies in an envelope: an event that ``_boxesInline(_:)``
-    /// has its bytes there, for handlers that read it in place.
-    static var eventOffset: Int { MemoryLayout<_EventEnvelope>.offset(of: \.event).unsafelyUnwrapped }
 
     @usableFromInline
     init(event: any Eventable, metadata: EventMetadata, sequence: UInt64 = 0, annotation: _DispatchAnnotation? = nil) {

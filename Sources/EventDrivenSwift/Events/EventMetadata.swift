@@ -9,7 +9,7 @@ public struct EventMetadata: Sendable, Equatable {
     public let dispatchTime: DispatchTime
     /// ``scheduledTime``, or `DispatchTime.distantFuture` for none: a time read from the clock
     /// when an event was scheduled is never that.
-    private let storedScheduledTime: DispatchTime
+    let storedScheduledTime: DispatchTime
     /// The priority the event was dispatched with.
     public let priority: EventPriority
     /// Whether the event was queued or stacked.

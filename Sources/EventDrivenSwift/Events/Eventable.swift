@@ -39,22 +39,6 @@ extension Eventable {
         EventCentral.shared.stack(self, priority: priority, file: file, line: line)
     }
 
-    /// Dispatches this event through the queue of `bus`.
-    @inlinable
-    public func queue(
-        on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
-    ) {
-        bus.queue(self, priority: priority, file: file, line: line)
-    }
-
-    /// Dispatches this event through the stack of `bus`.
-    @inlinable
-    public func stack(
-        on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
-    ) {
-        bus.stack(self, priority: priority, file: file, line: line)
-    }
-
     /// Queues this event on `bus` (``EventCentral/shared`` by default) once `time` has come.
     ///
     /// As in every dispatch API, `on:` follows what the call is about (the event, and here its

@@ -148,17 +148,12 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         case stopped
     }
 
-    /// Takes an event of a type the pool's threads listen to (see ``deliver(_:for:)``), with the
-    /// envelope made by `makeEnvelope`, as often as it is needed: each of the chosen thread's
-    /// entries is built from a fresh one, like the bus's own mailbox deliveries, and marked to
-    /// run in place when `holdsInlineEvent`.
-    func accept(
-        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, for subscription: _Subscription
-    ) {
+    /// Takes an event of a type the pool's threads listen to (see ``deliver(_:for:)``).
+    func accept(_ envelope: _EventEnvelope, for subscription: _Subscription) {
         let admission = locked.withLock { locked -> Admission in
             if locked.state.isStopped { return .stopped }
             if locked.state.isHolding {
-                locked.state.hold(_EventPoolHeldEvent(envelope: makeEnvelope(), key: _EventPoolRouteKey(subscription)))
+                locked.state.hold(_EventPoolHeldEvent(envelope: envelope, key: _EventPoolRouteKey(subscription)))
                 return .held
             }
             locked.snapshot.pin()
@@ -166,10 +161,8 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         }
         switch admission {
         case .route(let snapshot):
-            let routed: Void? = snapshot.withRoute(for: subscription) {
-                route(makeEnvelope, holdsInlineEvent: holdsInlineEvent, along: $0)
-            }
-            if routed == nil { bus.counters.settleNoReceiver(makeEnvelope()) }
+            let routed: Void? = snapshot.withRoute(for: subscription) { route(envelope, along: $0) }
+            if routed == nil { bus.counters.settleNoReceiver(envelope) }
             if snapshot.unpin() { snapshotReleased(snapshot.generation) }
         case .held:
             break
@@ -177,57 +170,32 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
             // The pool stopped between the bus's routing and its turn: it has left the bus, so
             // the event found no receiver, as if dispatched a moment later. Not discarded: a
             // pool discards only what it had accepted, which `stop` counts and returns.
-            bus.counters.settleNoReceiver(makeEnvelope())
+            bus.counters.settleNoReceiver(envelope)
         }
     }
 
     /// Hands `envelope` to the thread the balancer chooses, once per callback it has for the type.
     func route(_ envelope: _EventEnvelope, key: _EventPoolRouteKey, through snapshot: _EventPoolSnapshot) {
-        let routed: Void? = snapshot.withRoute(key) { route({ envelope }, holdsInlineEvent: false, along: $0) }
+        let routed: Void? = snapshot.withRoute(key) { route(envelope, along: $0) }
         if routed == nil { bus.counters.settleNoReceiver(envelope) }
     }
 
-    /// Hands the envelope `makeEnvelope` makes to the thread of `route` that the balancer
-    /// chooses, one entry per callback the thread has for the type. The caller pins the snapshot
-    /// that holds `route`, which holds the thread, its mailbox and its callbacks.
-    @inline(__always)
-    private func route(
-        _ makeEnvelope: () -> _EventEnvelope, holdsInlineEvent: Bool, along route: _EventPoolRoute
-    ) {
+    /// Hands `envelope` to the thread of `route` that the balancer chooses, one delivery per
+    /// callback the thread has for the type. The caller pins the snapshot that holds `route`,
+    /// which holds the thread, its mailbox and its callbacks.
+    private func route(_ envelope: _EventEnvelope, along route: _EventPoolRoute) {
         let count = route.targets.count
-        let envelope = makeEnvelope()
         let chosen = balancer.selectMember(for: envelope.event, metadata: envelope.metadata, among: route.members)
-        route.targets.withUnsafeBufferPointer { targets in
-            let target = targets[(chosen % count + count) % count]
-            target.mailbox._withUnsafeGuaranteedRef { mailbox in
-                if let group = target.group {
-                    // One entry runs the callbacks in registration order, stacked or queued.
-                    if holdsInlineEvent {
-                        mailbox.enqueue(makeEnvelope, holdsInlineEvent: true, for: _MailboxRecipient(group))
-                    } else {
-                        mailbox.enqueue({ envelope }, holdsInlineEvent: false, for: _MailboxRecipient(group))
-                    }
-                    return
-                }
-                let subscriptions = target.subscriptions
-                // The thread runs its stacked entries newest first: the entries of a stacked
-                // event go in reverse, so that its callbacks still run in registration order.
-                // (A bounded mailbox may start a batch between two of them, as on the bus.)
-                let isStacked = envelope.metadata.method == .stack
-                for position in subscriptions.indices {
-                    let subscription = subscriptions[isStacked ? subscriptions.count - 1 - position : position]
-                    // An inline event is boxed again for each entry, which costs less than a copy.
-                    if holdsInlineEvent {
-                        mailbox.enqueue(makeEnvelope, holdsInlineEvent: true, for: subscription)
-                    } else {
-                        mailbox.enqueue({ envelope }, holdsInlineEvent: false, for: subscription)
-                    }
-                }
-            }
-            target.member._withUnsafeGuaranteedRef { member in
-                _ = member.accepted.add(target.subscriptions.count, ordering: .relaxed)
-            }
+        let target = route.targets[(chosen % count + count) % count]
+        let subscriptions = target.subscriptions
+        // The thread runs its stacked deliveries newest first: the deliveries of a stacked event
+        // go in reverse, so that its callbacks still run in registration order.
+        let isStacked = envelope.metadata.method == .stack
+        for position in subscriptions.indices {
+            target.mailbox.deliver(
+                envelope, for: subscriptions[isStacked ? subscriptions.count - 1 - position : position])
         }
+        target.member.accepted.add(subscriptions.count, ordering: .relaxed)
     }
 
     // MARK: Drain

@@ -52,45 +52,22 @@ struct _EventPoolRouteKey: Hashable, Sendable {
 /// A class, so that a dispatch looking it up retains one object rather than each of its arrays.
 final class _EventPoolRoute: Sendable {
     let members: EventPoolMembers
-    /// The threads, held for `targets` (dispatch reads only `targets`).
-    let records: [_EventPoolMember]
-    /// `subscriptions[i]` are the callbacks of `records[i]` for this type, held for `targets`.
-    let subscriptions: [[_Subscription]]
-    /// `groups[i]` runs the callbacks of `records[i]` from one mailbox entry, in registration
-    /// order; `nil` for a thread with one callback or a bounded mailbox. Held for `targets`.
-    let groups: [_SubscriptionGroup?]
-    /// `records`, `subscriptions` and `groups` again, unretained, for dispatch.
+    /// Each thread with its callbacks for this type, in the order of `members`.
     let targets: [_EventPoolTarget]
 
     init(members: EventPoolMembers, records: [_EventPoolMember], subscriptions: [[_Subscription]]) {
         self.members = members
-        self.records = records
-        self.subscriptions = subscriptions
-        let groups = zip(records, subscriptions).map { member, callbacks in
-            callbacks.count > 1 && member.mailbox.limit == nil ? _SubscriptionGroup(callbacks) : nil
+        self.targets = zip(records, subscriptions).map { member, callbacks in
+            _EventPoolTarget(member: member, mailbox: member.mailbox, subscriptions: callbacks)
         }
-        self.groups = groups
-        var targets: [_EventPoolTarget] = []
-        for (index, member) in records.enumerated() {
-            targets.append(
-                _EventPoolTarget(
-                    member: .passUnretained(member), mailbox: .passUnretained(member.mailbox),
-                    subscriptions: subscriptions[index].map { .passUnretained($0) },
-                    group: groups[index].map { .passUnretained($0) }))
-        }
-        self.targets = targets
     }
 }
 
-/// One thread of a route and its callbacks for the route's type, unretained: a dispatch reaches
-/// them only while it pins the snapshot that holds the route.
+/// One thread of a route and its callbacks for the route's type.
 struct _EventPoolTarget: Sendable {
-    let member: Unmanaged<_EventPoolMember>
-    let mailbox: Unmanaged<_Mailbox>
-    let subscriptions: [Unmanaged<_Subscription>]
-    /// All of `subscriptions` as one mailbox recipient, when the mailbox is unbounded and they
-    /// are several.
-    let group: Unmanaged<_SubscriptionGroup>?
+    let member: _EventPoolMember
+    let mailbox: _Mailbox
+    let subscriptions: [_Subscription]
 }
 
 /// An immutable view of the pool's threads that dispatches read without holding the pool's

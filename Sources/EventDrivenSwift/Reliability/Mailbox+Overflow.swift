@@ -22,10 +22,33 @@ final class _MailboxLimit: Sendable {
         self.bus = bus
     }
 
-    /// Wakes `count` blocked producers; each looks for space again.
-    func wake(_ count: Int) {
+    /// Producers counted as waiting for space (they may be about to wait, or retrying).
+    private let blocked = Atomic<Int>(0)
+
+    /// `true` for ``EventOverflowPolicy/dropOldest``: the mailbox takes every event, and its
+    /// drainer drops the oldest beyond the capacity when it takes them.
+    var dropsOldest: Bool {
+        if case .dropOldest = whenFull { return true }
+        return false
+    }
+
+    /// Producers waiting for space in a full blocking mailbox.
+    var blockedProducers: Int { blocked.load(ordering: .relaxed) }
+
+    /// Wakes every producer counted as blocked; each looks for space again. Called by the
+    /// drainer after each take, and by a close.
+    @inline(__always)
+    func wakeBlockedProducers() {
+        let count = blocked.load(ordering: .sequentiallyConsistent)
         for _ in 0..<count { space.signal() }
     }
+
+    /// Counts this producer as blocked, before its last look for space: a take that comes
+    /// after that look sees it and wakes it.
+    func beginBlocking() { blocked.add(1, ordering: .sequentiallyConsistent) }
+
+    /// Stops counting this producer as blocked.
+    func endBlocking() { blocked.subtract(1, ordering: .sequentiallyConsistent) }
 
     /// Waits for the drainer to make room; `false` when `deadline` passed first.
     func waitForSpace(until deadline: DispatchTime) -> Bool {
@@ -45,37 +68,62 @@ final class _MailboxLimit: Sendable {
 }
 
 extension _Mailbox {
-    /// Waits for the drainer to make room for `entry`, which found the mailbox full under
-    /// ``EventOverflowPolicy/blockProducer(timeout:)``, then enqueues it; drops it once the
-    /// timeout has passed. Cold path.
-    /// - Returns: `true` when `entry` was accepted.
-    func waitForSpace(_ entry: _MailboxEntry) -> Bool {
-        guard let limit, case .blockProducer(let timeout) = limit.whenFull else {
-            preconditionFailure("only a mailbox whose producers block asks one to wait")
+    /// What a full mailbox does with the delivery in `node` (of `lane`), which was not pushed:
+    /// drop it, refuse it, or, for ``EventOverflowPolicy/blockProducer(timeout:)``, wait for
+    /// the drainer to make room. Cold path.
+    /// - Returns: `true` when the delivery was accepted.
+    func overflow(_ node: UInt32, lane: UInt32, eventType: any Eventable.Type) -> Bool {
+        guard let limit else { return dropNode(node, refused: true) }
+        switch limit.whenFull {
+        case .dropNewest, .dropOldest:
+            return dropNode(node, refused: false)
+        case .failDispatch:
+            return dropNode(node, refused: true)
+        case .blockProducer(let timeout):
+            // A handler dispatching to its own receiver would wait for itself: accept it over capacity.
+            if _ReceiverContext.current?.mailbox === self {
+                let pushed = tryPush(
+                    node, link: nodes.slot(node).link, lane: lane, capacity: .max, eventType: eventType)
+                if case .refused = pushed { discard(node) }
+                return pushed == .pushed
+            }
+            return waitForSpace(node, lane: lane, eventType: eventType, limit: limit, timeout: timeout)
         }
-        // A handler dispatching to its own receiver would wait for itself: accept it over capacity.
-        if _ReceiverContext.current?.mailbox === self {
-            return finishEnqueue(enqueueOverCapacity(entry))
-        }
+    }
+
+    private func waitForSpace(
+        _ node: UInt32, lane: UInt32, eventType: any Eventable.Type, limit: _MailboxLimit, timeout: Duration?
+    ) -> Bool {
         let deadline: DispatchTime =
             if let timeout {
                 .now() + .nanoseconds(Int(min(timeout / .nanoseconds(1), Double(Int.max / 2))))
             } else {
                 .distantFuture
             }
+        limit.beginBlocking()
+        defer { limit.endBlocking() }
         while true {
-            // A producer that gives up stays counted until the next take, whose wake then only
-            // sends another waiting producer to look once more.
-            guard limit.waitForSpace(until: deadline) else {
-                drop(entry.envelope)
-                limit.reportRefused(entry.envelope)
+            switch tryPush(
+                node, link: nodes.slot(node).link, lane: lane, capacity: limit.capacity, eventType: eventType)
+            {
+            case .pushed:
+                return true
+            case .refused:
+                discard(node)
                 return false
+            case .full:
+                guard limit.waitForSpace(until: deadline) else { return dropNode(node, refused: true) }
             }
-            let action = append({ entry.envelope }, holdsInlineEvent: entry.holdsInlineEvent, for: entry.recipient)
-            // Still full: counted as blocked again, under the same lock as the check.
-            if case .blockProducer = action { continue }
-            return finishEnqueue(action)
         }
+    }
+
+    /// Frees `node` and counts its delivery as dropped by the overflow policy; `refused`
+    /// reports the refusal to whoever dispatched.
+    private func dropNode(_ node: UInt32, refused: Bool) -> Bool {
+        guard case .delivery(let envelope, _) = unpush(node) else { return false }
+        drop(envelope)
+        if refused { limit?.reportRefused(envelope) }
+        return false
     }
 
     /// Counts an event the overflow policy dropped, and posts it as a dead letter.

@@ -10,7 +10,7 @@ final class _BusLifecycle: Sendable {
     private let machine = LockedValue(_BusLifecycleStateMachine())
     /// The machine's `isAccepting`, published for the dispatch path; sequentially consistent, so
     /// that a dispatch that saw `true` is already counted in flight when `shutdown` waits for them.
-    private let accepting = Atomic<Bool>(true)
+    let accepting = Atomic<Bool>(true)
 
     @inline(__always)
     var isAccepting: Bool { accepting.load(ordering: .sequentiallyConsistent) }

@@ -8,8 +8,14 @@ extension EventBus {
     /// the subscriptions may have been taken before it was added, and the lifecycle stops
     /// accepting before that snapshot, so checking after the add leaves no gap.
     func register(_ subscription: _Subscription) {
+        // Listeners of the route whose owner was freed are found here, outside the lock: loading
+        // a weak owner may release it, and its `deinit` is user code (see `_Registry.add`).
+        let current = subscription.channel == nil ? registry.withLock { $0.routes[subscription.eventType] } : nil
+        let ownerReleased = current?.subscriptions.filter { $0.hasOwner && $0.owner == nil } ?? []
+        _ = consume current
         // What the change replaced is released here, after the lock (see `_Registry.Replaced`).
-        let replaced = registry.withLock { $0.add(subscription) }
+        let replaced = registry.withLock { $0.add(subscription, pruning: ownerReleased) }
+        if let table = replaced.table { dispatches.retire(table) }
         // Out of the registry already: only their deliveries still pending must see them gone.
         for listener in replaced.ownerReleased { listener.cancelWithoutUnregistering() }
         if !lifecycle.isAccepting { subscription.cancel() }
@@ -18,6 +24,7 @@ extension EventBus {
 
     func unregister(_ subscription: _Subscription) {
         let replaced = registry.withLock { $0.remove(subscription) }
+        if let table = replaced.table { dispatches.retire(table) }
         _ = consume replaced
         if subscription.isChannelSubscription { forgetStateIfUnused(after: subscription) }
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }

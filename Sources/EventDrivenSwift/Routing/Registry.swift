@@ -1,14 +1,23 @@
 /// Every route of one bus: plain events keyed by the `ObjectIdentifier` of their type, and
 /// labelled or keyed channels by their channel identity.
+///
+/// The routes of plain events are published (``_PublishedRoutes``): each change builds a new
+/// table and publishes it, and dispatches read it without this lock.
 struct _Registry {
-    private(set) var routes = _RouteTable<_Route>()
+    let published: _PublishedRoutes
     private(set) var channels: [_ChannelKey: _Route] = [:]
     private var trackers: [ObjectIdentifier: _LatestTracker] = [:]
-    /// What every route counts itself in (see ``_Route``).
-    private let inFlight: _DispatchesInFlight?
 
-    init(inFlight: _DispatchesInFlight? = nil) {
-        self.inFlight = inFlight
+    init(published: _PublishedRoutes) {
+        self.published = published
+    }
+
+    /// The routes of plain events.
+    var routes: _RouteTable<_Route> { published.routes }
+
+    /// Publishes `table` and keeps the one it replaced for the caller to retire.
+    private func publish(_ table: _RouteTable<_Route>, into replaced: inout Replaced) {
+        replaced.table = published.publish(table)
     }
 
     /// What a change to the registry took out of it, for the caller to release once the lock is
@@ -17,33 +26,38 @@ struct _Registry {
     struct Replaced {
         /// The route the change replaced, if any.
         var route: _Route?
+        /// The route table the change replaced, to retire (``_DispatchesInFlight/retire(_:)``).
+        var table: _RouteTable<_Route>?
         /// Listeners whose owner was freed, taken out of the route in the same pass.
         var ownerReleased: [_Subscription] = []
     }
 
-    /// Adds `subscription` to its route. The listeners of the route whose owner was freed leave
-    /// it in the same pass, which copies the route anyway, so that owner churn does not leave
-    /// them behind.
-    mutating func add(_ subscription: _Subscription) -> Replaced {
+    /// Adds `subscription` to its route. The listeners of `ownerReleased` (those of the route
+    /// whose owner was freed, found by the caller before taking the lock) leave it in the same
+    /// pass, which copies the route anyway, so that owner churn does not leave them behind.
+    ///
+    /// Nothing here loads a weak owner: a load retains the owner for a moment, and if its last
+    /// other reference went meanwhile, releasing it would run its `deinit` (user code, which
+    /// may cancel a listener and take this lock again) under the registry lock.
+    mutating func add(_ subscription: _Subscription, pruning ownerReleased: [_Subscription] = []) -> Replaced {
         if let channel = subscription.channel {
             var subscriptions = channels[channel]?.subscriptions ?? []
             subscriptions.append(subscription)
-            let replaced = channels.updateValue(
-                _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight), forKey: channel)
+            let replaced = channels.updateValue(_Route(subscriptions: subscriptions, latest: nil), forKey: channel)
             return Replaced(route: replaced)
         }
         let key = subscription.eventType
         let replaced = routes[key]
         var subscriptions = replaced?.subscriptions ?? []
-        var ownerReleased: [_Subscription] = []
-        subscriptions.removeAll { existing in
-            guard existing.hasOwner && existing.owner == nil else { return false }
-            ownerReleased.append(existing)
-            return true
+        if !ownerReleased.isEmpty {
+            subscriptions.removeAll { existing in ownerReleased.contains { $0 === existing } }
         }
         subscriptions.append(subscription)
-        routes[key] = makeRoute(key, subscriptions)
-        return Replaced(route: replaced, ownerReleased: ownerReleased)
+        let table = routes.copy()
+        table[key] = makeRoute(key, subscriptions)
+        var result = Replaced(route: replaced, ownerReleased: ownerReleased)
+        publish(table, into: &result)
+        return result
     }
 
     /// Removes `subscription` from its route.
@@ -52,16 +66,18 @@ struct _Registry {
             guard let replaced = channels[channel] else { return Replaced() }
             var subscriptions = replaced.subscriptions
             subscriptions.removeAll { $0 === subscription }
-            channels[channel] =
-                subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil, inFlight: inFlight)
+            channels[channel] = subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil)
             return Replaced(route: replaced)
         }
         let key = subscription.eventType
         guard let replaced = routes[key] else { return Replaced() }
         var subscriptions = replaced.subscriptions
         subscriptions.removeAll { $0 === subscription }
-        routes[key] = subscriptions.isEmpty ? nil : makeRoute(key, subscriptions)
-        return Replaced(route: replaced)
+        let table = routes.copy()
+        table[key] = subscriptions.isEmpty ? nil : makeRoute(key, subscriptions)
+        var result = Replaced(route: replaced)
+        publish(table, into: &result)
+        return result
     }
 
     /// Every subscription of every type and channel.
@@ -83,6 +99,6 @@ struct _Registry {
             if case .latestOnly = $0.interest { return true }
             return false
         }
-        return _Route(subscriptions: subscriptions, latest: needsLatest ? tracker(for: key) : nil, inFlight: inFlight)
+        return _Route(subscriptions: subscriptions, latest: needsLatest ? tracker(for: key) : nil)
     }
 }

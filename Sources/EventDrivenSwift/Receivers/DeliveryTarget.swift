@@ -7,14 +7,14 @@
 ///
 /// | target | file | where the handler runs |
 /// |---|---|---|
-/// | ``_Mailbox`` | Mailboxes/Mailbox+DeliveryTarget.swift | one drain at a time: an `EventThread`, the listener thread, a requester's context, the main actor |
-/// | ``_SynchronousTarget`` | Delivery/SynchronousTarget.swift | on the dispatching thread, before the dispatch returns |
-/// | ``_TaskTarget`` | Delivery/TaskTarget.swift | in a task of its own for every delivery (`.taskThread`) |
+/// | ``_Mailbox`` | Receivers/Mailbox/Mailbox+DeliveryTarget.swift | one drain at a time: an `EventThread`, the listener thread, a requester's context, the main actor |
+/// | ``_SynchronousTarget`` | Receivers/Synchronous/SynchronousTarget.swift | on the dispatching thread, before the dispatch returns |
+/// | ``_TaskTarget`` | Receivers/Task/TaskTarget.swift | in a task of its own for every delivery (`.taskThread`) |
 /// | ``_EventPoolCore`` | Pools/EventPoolCore+DeliveryTarget.swift | on the pool thread its balancer chooses |
 /// | ``_StreamSink``, ``_SerialHandlerSink`` | Concurrency/ | where the stream's consumer or the async handler runs |
 ///
-/// A kind may also offer a route whose targets are all of that kind a faster way to deliver
-/// than one call per subscription (a ``_DeliveryPlan``); that code stays in the kind's files.
+/// Every delivery of every kind goes through ``deliver(_:for:)``; a kind's fast path and its
+/// unsafe code stay in its own files.
 protocol _DeliveryTarget: AnyObject, Sendable {
     /// Hands `envelope` to this target for `subscription`: on the dispatching thread, holding no
     /// lock of the bus. The target settles the delivery's outcome, now or when it runs.

@@ -44,7 +44,7 @@ final class _LatestTracker: Sendable {
 /// `@Sendable` type makes safe. The subscription hands its deliveries to `target` (see
 /// ``_DeliveryTarget``), which calls ``deliver(_:)`` when the handler is to run.
 // @unchecked Sendable: only because of the weak lets `owner` and `registrar` (atomic in the runtime); the rest is immutable or atomic
-final class _Subscription: _HoldRecord, @unchecked Sendable {
+final class _Subscription: @unchecked Sendable {
     let eventType: ObjectIdentifier
     let eventTypeName: String
     /// The event type itself, so that a pool can subscribe to the bus for the types its threads register.
@@ -63,9 +63,6 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     let interest: _Interest
     weak let registrar: (any _SubscriptionRegistrar)?
     private let handler: @Sendable (any Eventable, EventMetadata) throws -> Void
-    /// The handler reading an event from the address of its bytes (see ``_ErasedHandler``).
-    private let inlineHandler: @Sendable (UnsafeRawPointer, EventMetadata) throws -> Void
-    private let hasInlineHandler: Bool
     /// Where an error the handler throws is reported.
     private let failures: _FailureReport?
     /// `false` for a subscription whose sink runs the user's code itself (``_ErasedHandler/empty``).
@@ -113,8 +110,6 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
         self.interest = interest
         self.registrar = registrar
         self.handler = handlers.handler
-        self.inlineHandler = handlers.inlineHandler
-        self.hasInlineHandler = handlers.hasInlineHandler
         self.failures = handlers.failures
         self.runsHandler = handlers.runsHandler
         self.observation = registrar.observation
@@ -143,17 +138,37 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
 
     /// Runs the handler for `envelope` unless the subscription was removed, its owner freed,
     /// or its interest declines the event.
+    ///
+    /// The common delivery (no owner, every event wanted, nobody observing) is this function and
+    /// the handler; the rest is ``deliverChecked(_:ownerGone:)``.
     func deliver(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
-        guard _slowPath(hasOwner) else { return deliver(envelope, ownerGone: false) }
-        // The owner is held until the handler has returned: a handler built from an unapplied
-        // method loads it again, and must find it, or the delivery would count as one that ran.
-        let keptOwner = owner
-        defer { withExtendedLifetime(keptOwner) {} }
-        return deliver(envelope, ownerGone: keptOwner == nil)
+        if _slowPath(hasOwner) { return deliverHoldingOwner(envelope) }
+        // Not `isObserved(_:)`: the common delivery calls nothing but the handler.
+        guard case .all = interest, envelope.annotation == nil || !runsHandler || observation == nil else {
+            return deliverChecked(envelope, ownerGone: false)
+        }
+        guard active.load(ordering: .acquiring) else { return .removed }
+        do {
+            try handler(envelope.event, envelope.metadata)
+        } catch {
+            return failed(error, envelope)
+        }
+        return .delivered
     }
 
-    @inline(__always)
-    private func deliver(_ envelope: _EventEnvelope, ownerGone: Bool) -> _DeliveryOutcome {
+    /// ``deliver(_:)`` for a listener with an owner: the owner is held until the handler has
+    /// returned (a handler built from an unapplied method loads it again, and must find it, or
+    /// the delivery would count as one that ran).
+    @inline(never)
+    private func deliverHoldingOwner(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
+        let keptOwner = owner
+        defer { withExtendedLifetime(keptOwner) {} }
+        return deliverChecked(envelope, ownerGone: keptOwner == nil)
+    }
+
+    /// ``deliver(_:)`` with every check: the owner, the subscription's interest, the interceptors.
+    @inline(never)
+    private func deliverChecked(_ envelope: _EventEnvelope, ownerGone: Bool) -> _DeliveryOutcome {
         let refusal = refusal(
             ownerGone: ownerGone, isNewest: { envelope.hasSequence($0) },
             metadata: { envelope.metadata }, accepts: { $0.accepts(envelope.event, envelope.metadata) },
@@ -179,51 +194,6 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     @inline(__always)
     private func isObserved(_ annotation: _DispatchAnnotation?) -> Bool {
         annotation != nil && runsHandler && observation != nil
-    }
-
-    /// ``deliver(_:)`` for the envelope at `envelope`, whose event's bytes are at `eventBytes`:
-    /// an envelope of an event that ``_boxesInline(_:)``, delivered in place.
-    @inline(__always)
-    func deliver(_ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer) -> _DeliveryOutcome {
-        // A listener with an owner holds it across the handler (see `deliver(_:)`), out of line,
-        // so that a drainer inlines only the common delivery, which releases nothing.
-        if _slowPath(hasOwner) { return deliverHoldingOwner(envelope, eventBytes: eventBytes) }
-        return deliver(envelope, eventBytes: eventBytes, ownerGone: false)
-    }
-
-    @inline(never)
-    private func deliverHoldingOwner(
-        _ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer
-    ) -> _DeliveryOutcome {
-        let keptOwner = owner
-        defer { withExtendedLifetime(keptOwner) {} }
-        return deliver(envelope, eventBytes: eventBytes, ownerGone: keptOwner == nil)
-    }
-
-    @inline(__always)
-    private func deliver(
-        _ envelope: UnsafePointer<_EventEnvelope>, eventBytes: UnsafeRawPointer, ownerGone: Bool
-    ) -> _DeliveryOutcome {
-        let refusal = refusal(
-            ownerGone: ownerGone,
-            isNewest: { envelope.pointee.hasSequence($0) }, metadata: { envelope.pointee.metadata },
-            accepts: { $0.accepts(envelope.pointee.event, envelope.pointee.metadata) },
-            envelope: { envelope.pointee })
-        if let refusal { return refusal }
-        do {
-            if _slowPath(isObserved(envelope.pointee.annotation)) {
-                try observation.unsafelyUnwrapped.run(
-                    { try handler(envelope.pointee.event, envelope.pointee.metadata) }, for: envelope.pointee,
-                    receiver: receiver)
-            } else if hasInlineHandler {
-                try inlineHandler(eventBytes, envelope.pointee.metadata)
-            } else {
-                try handler(envelope.pointee.event, envelope.pointee.metadata)
-            }
-        } catch {
-            return failed(error, envelope.pointee)
-        }
-        return .delivered
     }
 
     /// Reports what the handler threw for `envelope`; the delivery is counted as failed.
@@ -293,4 +263,74 @@ final class _Subscription: _HoldRecord, @unchecked Sendable {
     func send(_ envelope: _EventEnvelope) {
         target.deliver(envelope, for: self)
     }
+}
+
+/// The handler of one subscription, erased to the type-erased event the dispatch path carries.
+///
+/// Built by inlinable registration code in the caller's module, where it is specialized for the
+/// event type: the event is taken out of its existential by code that knows its type
+/// (``_project(_:as:)``).
+@usableFromInline
+struct _ErasedHandler: Sendable {
+    /// Runs the handler for an event of the subscription's type.
+    let handler: @Sendable (any Eventable, EventMetadata) throws -> Void
+    /// Where an error the handler throws is reported; `nil` for handlers that cannot throw.
+    let failures: _FailureReport?
+    /// `false` for ``empty``: the sink runs the user's code, and reports it to interceptors.
+    let runsHandler: Bool
+
+    /// The erased form of `handler`, for events of type `E`.
+    @inlinable
+    init<E: Eventable>(_ handler: @escaping @Sendable (E, EventMetadata) -> Void) {
+        self.init(handler: { event, metadata in handler(_project(event, as: E.self), metadata) })
+    }
+
+    /// The erased form of a `handler` that may throw, for events of type `E`; what it throws is
+    /// reported to `failures` and the delivery counted as failed.
+    @inlinable
+    init<E: Eventable>(
+        throwing handler: @escaping @Sendable (E, EventMetadata) throws -> Void, failures: _FailureReport
+    ) {
+        self.init(
+            handler: { event, metadata in try handler(_project(event, as: E.self), metadata) }, failures: failures)
+    }
+
+    /// A handler that does nothing, for a subscription whose sink runs the user's code itself
+    /// (such a sink may still deliver to the subscription, to apply its checks).
+    static var empty: _ErasedHandler {
+        _ErasedHandler(handler: { _, _ in }, runsHandler: false)
+    }
+
+    @usableFromInline
+    init(
+        handler: @escaping @Sendable (any Eventable, EventMetadata) throws -> Void,
+        failures: _FailureReport? = nil, runsHandler: Bool = true
+    ) {
+        self.handler = handler
+        self.failures = failures
+        self.runsHandler = runsHandler
+    }
+}
+
+/// Reads `event` as an `E`. Routing is by exact dynamic type, so a subscription for `E` only
+/// receives events that hold exactly an `E`.
+///
+/// Where `E` is known at compile time (a handler built by ``_ErasedHandler`` in the caller's
+/// module) and stored in an existential's inline buffer without references (trivially
+/// copyable, at most three words, word-aligned), it is loaded from the buffer: one load.
+/// Otherwise the existential is opened and its value taken as is, with no dynamic cast;
+/// another type falls back to a checked cast.
+@inlinable
+func _project<E: Eventable>(_ event: any Eventable, as _: E.Type) -> E {
+    if _isPOD(E.self) && MemoryLayout<E>.size <= 3 * MemoryLayout<UnsafeRawPointer>.size
+        && MemoryLayout<E>.alignment <= MemoryLayout<UnsafeRawPointer>.alignment
+    {
+        assert(ObjectIdentifier(type(of: event)) == ObjectIdentifier(E.self), "routed by exact type")
+        return withUnsafePointer(to: event) { UnsafeRawPointer($0).load(as: E.self) }
+    }
+    func open<T: Eventable>(_ value: T) -> E {
+        if T.self == E.self { return unsafeBitCast(value, to: E.self) }
+        return value as! E
+    }
+    return open(event)
 }

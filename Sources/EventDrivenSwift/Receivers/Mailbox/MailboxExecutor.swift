@@ -38,7 +38,9 @@ enum _MailboxExecutor: Sendable {
         }
     }
 
-    func wake(_ mailbox: _Mailbox) {
+    /// Starts a drain of `mailbox`, whose drainer was idle; `eventType` is the type of the
+    /// event that found it idle, for the main queue's watch.
+    func wake(_ mailbox: _Mailbox, for eventType: (any Eventable.Type)? = nil) {
         mailbox.drainRequests.increment()
         switch self {
         case .thread(let thread):
@@ -48,7 +50,7 @@ enum _MailboxExecutor: Sendable {
         case .actor(let actor):
             Task { await Self.drain(mailbox, isolatedTo: actor) }
         case .mainQueue(let watch):
-            watch.submitted(mailbox)
+            watch.submitted(mailbox, eventType: eventType)
             drain(mailbox, on: .main, lingerNanoseconds: 0, sliceNanoseconds: nil, watch: watch)
         case .globalQueue(let queue):
             drain(

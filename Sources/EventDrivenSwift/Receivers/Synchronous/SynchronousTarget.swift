@@ -1,6 +1,39 @@
 internal import CEventDrivenSwiftShims
 import Synchronization
 
+/// The target of `.synchronous` subscriptions: the handler runs on the dispatching thread,
+/// before the dispatch returns, nested at most ``EventBus/maximumSynchronousDepth`` deep.
+final class _SynchronousTarget: _DeliveryTarget {
+    /// The counters of the bus the subscriptions are on.
+    let counters: _BusCounters
+
+    init(counters: _BusCounters) {
+        self.counters = counters
+    }
+
+    /// Runs the handler here, one level deeper, and counts the outcome.
+    func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+        let depth = c_eds_synchronous_depth_pointer().unsafelyUnwrapped
+        guard depth.pointee < _SynchronousDepth.limit.load(ordering: .relaxed) else {
+            return subscription.refuseTooDeep(envelope, counters: counters)
+        }
+        depth.pointee += 1
+        let outcome = subscription.deliver(envelope)
+        depth.pointee -= 1
+        if outcome == .delivered {
+            counters.delivered.add(1, ordering: .relaxed)
+        } else {
+            counters.settle(outcome, envelope)
+        }
+    }
+
+    var receiverDescription: String { "the dispatching thread (.synchronous)" }
+    var receiverName: String { "synchronous (dispatching thread)" }
+    var receiverKind: EventReceiverKind { .synchronous }
+    var usesLanes: Bool { false }
+    var runsOnSender: Bool { true }
+}
+
 /// How deeply synchronous deliveries nest on the current thread: a synchronous receiver that
 /// dispatches again runs the next level on the same stack, so the depth is bounded by
 /// ``EventBus/maximumSynchronousDepth`` instead of by a stack overflow.

@@ -7,8 +7,8 @@ import Synchronization
 /// A main-actor mailbox drains on the main queue. A command-line program or a server that never
 /// runs the main queue (no `dispatchMain()`, no async `main`, blocked on a semaphore) would
 /// leave its main-actor listeners waiting forever without a word; once a drain has waited for
-/// ``patienceNanoseconds``, the watch logs one warning naming the event type at the head of the
-/// mailbox. It warns once per bus, and stops checking after that.
+/// ``patienceNanoseconds``, the watch logs one warning naming the type of the event that
+/// started the waiting drain. It warns once per bus, and stops checking after that.
 final class _MainQueueWatch: Sendable {
     /// How long a drain may wait for the main queue before the watch warns: one second.
     static var patienceNanoseconds: UInt64 { 1_000_000_000 }
@@ -25,18 +25,18 @@ final class _MainQueueWatch: Sendable {
         self.busLabel = busLabel
     }
 
-    /// Called as a drain of `mailbox` is submitted to the main queue.
-    func submitted(_ mailbox: _Mailbox) {
+    /// Called as a drain of `mailbox` is submitted to the main queue, for an event of `eventType`.
+    func submitted(_ mailbox: _Mailbox, eventType: (any Eventable.Type)?) {
         let number = submittedCount.add(1, ordering: .relaxed).newValue
         guard !hasWarned.load(ordering: .relaxed) else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(Self.patienceNanoseconds))) {
             [weak mailbox] in
             guard let mailbox, self.startedCount.load(ordering: .acquiring) < number else { return }
             guard !self.hasWarned.exchange(true, ordering: .relaxed) else { return }
-            let eventType = mailbox.oldestPendingEventTypeName ?? "an event"
+            let eventType = eventType.map { String(reflecting: $0) } ?? "an event"
             self.logger.warning(
                 "main-actor deliveries of \(eventType) have waited more than a second: the main queue is not running (use dispatchMain(), an async main, or another executeOn)",
-                metadata: ["bus": "\(self.busLabel)", "event": "\(eventType)"])
+                metadata: ["bus": "\(self.busLabel)", "event": "\(eventType)", "pending": "\(mailbox.load)"])
         }
     }
 
@@ -47,11 +47,4 @@ final class _MainQueueWatch: Sendable {
 
     /// `true` once the watch has warned.
     var didWarn: Bool { hasWarned.load(ordering: .relaxed) }
-}
-
-extension _Mailbox {
-    /// The type of the event that would run next, for diagnostics.
-    var oldestPendingEventTypeName: String? {
-        nextPendingEventType.map { String(reflecting: $0) }
-    }
 }

@@ -1,0 +1,35 @@
+import Logging
+
+extension EventBus {
+    /// What the bus has done with its events so far.
+    public var statistics: EventBusStatistics { counters.snapshot }
+
+    /// Sets the handler that receives every error the bus reports (misuse, dispatch after
+    /// shutdown, a handler that threw, a full mailbox). Pass `nil` to remove it.
+    ///
+    /// Errors are logged through ``logger`` either way, as swift-log asks of libraries: at
+    /// `.debug` while a handler is set (the handler has them; nothing is written twice), at
+    /// `.info` otherwise. To silence or route them, pass a `Logger` with the level and handler
+    /// you want to ``init(label:logger:propagatesServiceContext:)``.
+    public func setErrorHandler(_ handler: (@Sendable (EventDrivenError) -> Void)?) {
+        let box = handler.map(_ErrorHandler.init)
+        let replaced = errorHandler.withLock { current in
+            defer { current = box }
+            return current
+        }
+        _ = consume replaced
+    }
+
+    /// Logs `error` and passes it to the error handler.
+    func report(_ error: EventDrivenError) {
+        // The handler is boxed: reading a closure stored at another abstraction through `inout`
+        // wraps it in a new thunk on every read, so reports would grow slower, then overflow.
+        let handler = errorHandler.withLock { $0 }
+        if let handler {
+            logger.debug("\(error.description)", metadata: ["bus": "\(label)"])
+            handler.body(error)
+        } else {
+            logger.info("\(error.description)", metadata: ["bus": "\(label)"])
+        }
+    }
+}

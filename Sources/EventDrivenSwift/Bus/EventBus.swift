@@ -1,0 +1,294 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A bus: the registry of everyone listening for events, and the entry point for dispatching them.
+///
+/// ``EventCentral/shared`` is the bus that `event.queue()` and `Event.addListener(…)` use.
+/// Create more buses to isolate parts of a program or tests from each other: nothing
+/// dispatched on one bus is seen on another.
+///
+/// ```swift
+/// let bus = EventBus(label: "Game")
+/// let handle = TemperatureEvent.addListener(self, Self.onTemperature, on: bus)
+/// TemperatureEvent(temperatureInCelsius: 21).queue(on: bus)
+/// await bus.drain()
+/// ```
+///
+/// Dispatch never waits on a handler: it reads an immutable snapshot of the event type's
+/// subscribers and hands the event to each subscriber's receiver, which takes it without a lock.
+public final class EventBus: Sendable {
+    /// A name for logs and diagnostics.
+    public let label: String
+    /// Where the bus logs misuse and errors.
+    public let logger: Logger
+
+    /// The routes, changed under a lock that blocks with priority inheritance (see
+    /// ``_PILockedValue``).
+    let registry: _PILockedValue<_Registry>
+    /// The routes of plain events as dispatches read them, without a lock (see ``_PublishedRoutes``).
+    let routes: _PublishedRoutes
+    @usableFromInline
+    let counters: _BusCounters
+    let tasks = _TaskTracker()
+    /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
+    let dispatches = _DispatchesInFlight()
+    /// Accepting, shutting down or closed (Shutdown/).
+    let lifecycle = _BusLifecycle()
+    let errorHandler = LockedValue<_ErrorHandler?>(nil)
+    let sharedMailboxes = LockedValue(_SharedMailboxes())
+    /// State values and consumers (Channels/, States/, Consumers/).
+    let stores = _BusStores()
+    let scheduledEvents = _BusSchedule()
+    /// Set once by the test kit's synchronous bus (Testing/EventBus+Testing.swift).
+    let synchronousForTesting = Atomic<Bool>(false)
+    /// Warns once when main-actor deliveries wait for a main queue that does not run.
+    let mainQueueWatch: _MainQueueWatch
+
+    /// Creates an independent bus.
+    /// - Parameters:
+    ///   - label: A name for logs, diagnostics and metrics.
+    ///   - logger: Where the bus reports errors; by default a logger labelled `EventDrivenSwift`.
+    ///   - propagatesServiceContext: Whether events carry the `ServiceContext` current where
+    ///     they are dispatched to their handlers (see ``propagatesServiceContext``).
+    public init(label: String = "EventBus", logger: Logger? = nil, propagatesServiceContext: Bool = false) {
+        self.label = label
+        let routes = _PublishedRoutes()
+        self.routes = routes
+        self.registry = _PILockedValue(_Registry(published: routes))
+        self.counters = _BusCounters(busLabel: label)
+        if propagatesServiceContext { counters.observation.propagatesContext = true }
+        self.logger = logger ?? Logger(label: "EventDrivenSwift")
+        self.mainQueueWatch = _MainQueueWatch(logger: self.logger, busLabel: label)
+    }
+
+    deinit {
+        let mailboxes = sharedMailboxes.withLock { $0.all }
+        for mailbox in mailboxes { mailbox.close() }
+    }
+
+    // MARK: Dispatch
+
+    /// Dispatches `event` through the queue and returns at once.
+    ///
+    /// `file` and `line` say where the dispatch is, for interceptors and the topology
+    /// (``EventSource``); leave them to their defaults.
+    @inlinable
+    public func queue<E: Eventable>(
+        _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        route(event, key: _routingKey(of: event), method: .queue, priority: priority, file: file, line: line)
+    }
+
+    /// Dispatches `event` through the stack and returns at once.
+    @inlinable
+    public func stack<E: Eventable>(
+        _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        route(event, key: _routingKey(of: event), method: .stack, priority: priority, file: file, line: line)
+    }
+
+    /// Dispatches `event` with the given method and priority and returns at once.
+    @inlinable
+    public func dispatch<E: Eventable>(
+        _ event: E, method: EventDispatchMethod, priority: EventPriority = .normal, file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        route(event, key: _routingKey(of: event), method: method, priority: priority, file: file, line: line)
+    }
+
+    /// Dispatches `event` and returns once every synchronous receiver has handled it: the
+    /// bus's consumers (``EventConsumer``), then the listeners registered with
+    /// ``ExecuteEventOn/synchronous``, each in registration order, on the calling thread.
+    ///
+    /// Every other listener gets the event queued with `priority`, as with ``queue(_:priority:file:line:)``.
+    /// A receiver may dispatch from inside its handler; that dispatch runs its own synchronous
+    /// receivers before it returns.
+    ///
+    /// ```swift
+    /// bus.listen(NavigationEvent.self, executeOn: .synchronous) { event, _ in navigate(to: event.destination) }
+    /// bus.dispatchNow(NavigationEvent(destination: .screenTwo))   // navigated when this returns
+    /// ```
+    ///
+    /// `file` and `line` say where the dispatch is, for interceptors (``EventSource``).
+    @inlinable
+    public func dispatchNow<E: Eventable>(
+        _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        route(event, key: _routingKey(of: event), method: .queue, priority: priority, file: file, line: line)
+    }
+
+    /// Dispatches `event` with `metadata` already made (a scheduled event, a state change).
+    @inlinable @inline(__always)
+    func dispatch<E: Eventable>(_ event: E, metadata: EventMetadata, site: _DispatchSite = .library) {
+        route(event, key: _routingKey(of: event), metadata: metadata, site: site)
+    }
+
+    /// The dispatch path, for an event dispatched now. Every dispatch verb comes here, with the
+    /// event boxed and its routing key taken by inlined generic code in the caller's module.
+    ///
+    /// The plain dispatch (nobody observing, no consumer) reads three words, the in-flight count
+    /// and the route table, and hands the event to the route; anything else takes
+    /// ``route(_:key:metadata:site:)``. No lock is taken: the route table is an immutable
+    /// snapshot that stays valid while the dispatch is counted in flight (``_PublishedRoutes``),
+    /// and every receiver takes its delivery without a lock of the bus.
+    ///
+    /// Counted in flight before the lifecycle is read, so that a shutdown (which stops accepting,
+    /// then waits for the count to reach zero) waits for every dispatch that it did not reject.
+    @usableFromInline
+    func route(
+        _ event: any Eventable, key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority,
+        file: StaticString, line: UInt
+    ) {
+        let metadata = EventMetadata(dispatchedNow: method, priority: priority)
+        if _slowPath(
+            counters.observation.mode.load(ordering: .relaxed) != 0
+                || stores.consumers.count.load(ordering: .relaxed) != 0)
+        {
+            return route(event, key: key, metadata: metadata, site: _DispatchSite(fileID: file, line: line))
+        }
+        dispatches.count.add(1, ordering: .sequentiallyConsistent)
+        let envelope = _EventEnvelope(dispatching: event, metadata: metadata)
+        if !lifecycle.accepting.load(ordering: .sequentiallyConsistent) {
+            reject(envelope)
+        } else if !routes.deliver(envelope, key: key) {
+            counters.settleNoReceiver(envelope)
+        }
+        if dispatches.count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0
+            && dispatches.needsQuiescence.load(ordering: .sequentiallyConsistent)
+        {
+            dispatches.quiesced()
+        }
+    }
+
+    /// The dispatch path in full: annotates the event while the bus is observed (interceptors,
+    /// or service contexts to carry), lets consumers run first on this thread, then hands it to
+    /// the route of `key`.
+    @usableFromInline
+    func route(_ event: any Eventable, key: ObjectIdentifier, metadata: EventMetadata, site: _DispatchSite) {
+        let annotation =
+            counters.observation.isAnnotating
+            ? counters.observation.annotation(for: event, metadata, site: site) : nil
+        dispatches.enter()
+        defer { dispatches.leave() }
+        let envelope = _EventEnvelope(event: event, metadata: metadata, annotation: annotation)
+        guard lifecycle.isAccepting else { return reject(envelope) }
+        let consumed = offerToConsumers({ envelope }, type: key)
+        if !routes.deliver(envelope, key: key) && !consumed {
+            counters.settleNoReceiver(envelope)
+        }
+    }
+
+    /// Dispatches `message` to the subscribers of one labelled or keyed channel.
+    func dispatch<E: Eventable>(_ message: E, toChannel channel: _ChannelKey, metadata: EventMetadata) {
+        dispatches.enter()
+        defer { dispatches.leave() }
+        guard lifecycle.isAccepting else {
+            counters.rejected.add(1, ordering: .relaxed)
+            counters.observation.rejected(message, metadata: metadata, site: nil)
+            report(.busShutDown(bus: label, eventType: "\(channel.base)"))
+            return
+        }
+        let annotation = counters.observation.annotationIfObserved(for: message, metadata)
+        let envelope = _EventEnvelope(event: message, metadata: metadata, annotation: annotation)
+        if let route = registry.withLock({ $0.channels[channel] }) {
+            route.deliver(envelope)
+        } else {
+            counters.settleNoReceiver(envelope)
+        }
+    }
+
+    /// Counts a dispatch refused after shutdown, and reports it.
+    func reject(_ envelope: _EventEnvelope) {
+        counters.rejected.add(1, ordering: .relaxed)
+        counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: envelope.annotation?.site)
+        report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
+    }
+
+}
+
+extension EventBus: _SubscriptionRegistrar {
+    var observation: _Observation? { counters.observation }
+}
+
+extension Eventable {
+    /// Dispatches this event through the queue of `bus`.
+    @inlinable
+    public func queue(
+        on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        bus.route(self, key: _routingKey(of: self), method: .queue, priority: priority, file: file, line: line)
+    }
+
+    /// Dispatches this event through the stack of `bus`.
+    @inlinable
+    public func stack(
+        on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        bus.route(self, key: _routingKey(of: self), method: .stack, priority: priority, file: file, line: line)
+    }
+
+    /// Dispatches this event on `bus` and returns once every synchronous receiver has handled
+    /// it; see ``EventBus/dispatchNow(_:priority:file:line:)``.
+    @inlinable
+    public func dispatchNow(
+        on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal, file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        bus.route(self, key: _routingKey(of: self), method: .queue, priority: priority, file: file, line: line)
+    }
+}
+
+/// The routing key of `event`: its exact dynamic type. Only a class instance can be of a subtype
+/// of its static type, so the dynamic type is looked up only for classes; for a struct or an
+/// enum the static type is the key, without a runtime call.
+@inlinable
+func _routingKey<E: Eventable>(of event: E) -> ObjectIdentifier {
+    E.self is AnyClass ? ObjectIdentifier(type(of: event)) : ObjectIdentifier(E.self)
+}
+
+extension EventMetadata {
+    /// The metadata of an event dispatched now (not scheduled), stamped with the event clock
+    /// (`DispatchTime._eventNow`).
+    init(dispatchedNow method: EventDispatchMethod, priority: EventPriority) {
+        self.dispatchTime = ._eventNow
+        self.storedScheduledTime = .distantFuture
+        self.priority = priority
+        self.method = method
+    }
+}
+
+extension _EventEnvelope {
+    /// The envelope of a plain dispatch: no sequence number yet, no annotation.
+    init(dispatching event: any Eventable, metadata: EventMetadata) {
+        self.event = event
+        self.metadata = metadata
+        self.annotation = nil
+        self.sequenceHigh = 0
+        self.sequenceLow = 0
+    }
+}
+
+extension DispatchTime {
+    /// The current time, for stamping events: the same clock as `DispatchTime.now()`.
+    ///
+    /// On Linux `DispatchTime` counts `CLOCK_MONOTONIC` nanoseconds, so the clock is read directly,
+    /// without libdispatch's general-purpose time function: every dispatch reads it once.
+    @inlinable
+    static var _eventNow: DispatchTime {
+        #if canImport(Glibc) || canImport(Musl)
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            return DispatchTime(uptimeNanoseconds: UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec))
+        #else
+            return .now()
+        #endif
+    }
+}

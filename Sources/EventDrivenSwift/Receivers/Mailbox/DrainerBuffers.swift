@@ -1,0 +1,23 @@
+import Synchronization
+
+/// The drainer's working buffers, reused batch after batch so that steady-state draining
+/// allocates nothing.
+// @unchecked Sendable: only the mailbox's single drainer touches it (one drain at a time)
+final class _DrainerBuffers: @unchecked Sendable {
+    /// The nodes of the batch in the ten lanes of D3, in the order the stack gave them (newest first).
+    var lanes: [[UInt32]] = Array(repeating: [], count: 10)
+    var barriers: [@Sendable () -> Void] = []
+    var droppedOldest = 0
+    var lastDiscarded = 0
+    var batchCount = 0
+    /// Deliveries of the batch not yet started.
+    var remaining = 0
+}
+
+/// Counts the drain requests of one mailbox.
+final class _DrainRequestCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    func increment() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}

@@ -1,0 +1,406 @@
+import Dispatch
+import Synchronization
+
+/// The serial inbox of one receiver: an EventThread, the listener thread of a bus, a listener's
+/// requester context, the main actor.
+///
+/// Enqueueing takes no lock: a producer stores its delivery in a node (``_MailboxNodes``) and
+/// pushes the node with one compare-and-exchange on the mailbox's control word
+/// (``_MailboxState``), which also tells it whether the drainer was idle and must be woken. The
+/// drainer takes every pending node at once, runs them in D3 order, one at a time, outside any
+/// lock, and gives the nodes back; events that arrive meanwhile wait for the next batch. So a
+/// producer never waits on a handler (nor on the drainer, unless its bounded mailbox asks it
+/// to), and steady-state delivery allocates nothing.
+final class _Mailbox: _DeliveryTarget, Sendable {
+    /// The ``_MailboxState`` word.
+    let word = Atomic<UInt64>(_MailboxState().word)
+    let nodes = _MailboxNodes()
+    /// Set by ``close()``, so that the drainer stops between two deliveries of a batch.
+    let isClosed = Atomic<Bool>(false)
+    /// Deliveries the drainer took and has not counted yet.
+    let inProgress = Atomic<Int>(0)
+    let drainer = _DrainerBuffers()
+    /// Who waits for the batch in progress to be counted (see ``whenBatchCounted(_:)``).
+    let batchWaiters = _BatchWaiters()
+    /// Starts drains when the mailbox goes from idle to busy.
+    let executor: _MailboxExecutor
+    /// Where this mailbox reports what it delivered and discarded.
+    let counters: _BusCounters
+    /// The bound and overflow policy; `nil` for the default unbounded mailbox.
+    let limit: _MailboxLimit?
+    /// How many times a drain was requested (see ``_MailboxExecutor/wake(_:)``), for tests of
+    /// the one-drainer rule.
+    let drainRequests = _DrainRequestCount()
+
+    /// How many deliveries may be pending before a push finds the mailbox full. A dropOldest
+    /// mailbox takes every event: its drainer drops the oldest beyond the capacity.
+    let capacity: Int
+    /// The tag of a barrier's node (lanes of deliveries are 0...9).
+    let barrierTag: UInt32 = 10
+
+    init(executor: _MailboxExecutor, counters: _BusCounters, limit: _MailboxLimit? = nil) {
+        self.executor = executor
+        self.counters = counters
+        self.limit = limit
+        self.capacity = limit.map { $0.dropsOldest ? .max : $0.capacity } ?? .max
+    }
+
+    deinit {
+        // Nothing drains any more: free what is still pending (events and subscriptions).
+        var state = _MailboxState(word: word.load(ordering: .acquiring))
+        let pending = state.close()
+        var index = pending.top
+        while index != 0 {
+            let below = nodes.linked(below: index).below
+            _ = nodes.moveItem(index)
+            index = below
+        }
+    }
+
+    // MARK: Enqueue
+
+    /// Appends a delivery of `envelope` to `subscription`: the mailbox's one enqueue, and its
+    /// ``_DeliveryTarget/deliver(_:for:)``. A closed mailbox counts it as discarded; a full one
+    /// applies its overflow policy (Reliability/Mailbox+Overflow.swift).
+    func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+        let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
+        guard let (node, link) = nodes.take(storing: .delivery(envelope, subscription)) else {
+            return drop(envelope)  // every node index in use: 2³² − 1 deliveries pending
+        }
+        switch tryPush(node, link: link, lane: lane, capacity: capacity, eventType: type(of: envelope.event)) {
+        case .pushed: return
+        case .full: _ = overflow(node, lane: lane, eventType: type(of: envelope.event))
+        case .refused: discard(node)
+        }
+    }
+
+    /// What ``tryPush(_:link:lane:capacity:eventType:)`` did.
+    enum PushResult {
+        case pushed
+        /// Not pushed; the caller still owns the node.
+        case full
+        /// Not pushed: the mailbox is closed; the caller still owns the node.
+        case refused
+    }
+
+    /// Pushes `node` with one compare-and-exchange (again if another thread changed the word
+    /// first), and wakes the drainer if it was idle (for an event of `eventType`, which a main
+    /// queue that does not run names in its warning).
+    @inline(__always)
+    func tryPush(
+        _ node: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>, lane: UInt32, capacity: Int,
+        eventType: any Eventable.Type
+    ) -> PushResult {
+        var current = word.load(ordering: .relaxed)
+        while true {
+            var next = current
+            switch _MailboxState.push(node, deliveries: 1, capacity: capacity, onto: &next) {
+            case .pushed(let below, let wake):
+                // The link keeps the lane beside the node below: the drainer sorts without reading the item.
+                link.pointee.store(UInt64(lane) << 32 | UInt64(below), ordering: .relaxed)
+                let (exchanged, seen) = word.compareExchange(expected: current, desired: next, ordering: .releasing)
+                guard exchanged else {
+                    current = seen
+                    continue
+                }
+                if wake { executor.wake(self, for: eventType) }
+                return .pushed
+            case .full:
+                return .full
+            case .refused:
+                return .refused
+            }
+        }
+    }
+
+    /// Counts a delivery the closed mailbox did not accept as discarded.
+    func discard(_ node: UInt32) {
+        guard case .delivery(let envelope, _) = unpush(node) else { return }
+        counters.discarded.add(1, ordering: .relaxed)
+        counters.deadLetters.post(envelope, reason: .discarded)
+    }
+
+    /// Takes back a node that was not pushed, and frees it.
+    func unpush(_ node: UInt32) -> _MailboxItem {
+        let item = nodes.moveItem(node)
+        nodes.free(top: node, bottom: node)
+        return item
+    }
+
+    // MARK: Draining
+
+    /// The outcome of one step of the drainer.
+    enum Step {
+        case ran
+        case empty
+        case idle
+        case finished
+    }
+
+    /// Takes the pending batch and handles it. Only the mailbox's single drainer calls this: a
+    /// drain is started only by the push that found the mailbox idle, and it ends by parking.
+    func runBatch(mayIdle: Bool) -> Step {
+        batchWaiters.batchStarts()
+        let action = update { $0.take(mayIdle: mayIdle) }
+        guard case .run(let top, let count) = action else {
+            batchWaiters.batchEnds()
+            switch action {
+            case .park: return .idle
+            case .finish: return .finished
+            default: return .empty
+            }
+        }
+        inProgress.store(count, ordering: .relaxed)
+        // Every pending delivery left the stack, so there is room for every blocked producer.
+        limit?.wakeBlockedProducers()
+        let buffers = drainer
+        let bottom = sortIntoLanes(top: top, count: count, buffers)
+        buffers.batchCount = count - buffers.droppedOldest
+        buffers.remaining = buffers.batchCount
+        buffers.lastDiscarded = 0
+        var tally = _DeliveryTally()
+        for lane in 0..<10 where !buffers.lanes[lane].isEmpty {
+            // Stacked lanes run newest first, queued ones oldest first; the stack gave newest first.
+            if lane < 5 {
+                for node in buffers.lanes[lane] { run(node, &tally) }
+            } else {
+                for node in buffers.lanes[lane].reversed() { run(node, &tally) }
+            }
+            buffers.lanes[lane].removeAll(keepingCapacity: true)
+        }
+        if buffers.lastDiscarded > 0 { counters.discarded.add(buffers.lastDiscarded, ordering: .relaxed) }
+        counters.record(tally)
+        nodes.free(top: top, bottom: bottom)
+        inProgress.store(0, ordering: .relaxed)
+        batchWaiters.batchEnds()
+        let barriers = buffers.barriers
+        buffers.barriers.removeAll(keepingCapacity: true)
+        for barrier in barriers.reversed() { barrier() }
+        return .ran
+    }
+
+    /// Puts the nodes of the stack from `top` into the drainer's lanes (barriers aside, the
+    /// oldest beyond a dropOldest capacity dropped), and returns the bottom node.
+    private func sortIntoLanes(top: UInt32, count: Int, _ buffers: _DrainerBuffers) -> UInt32 {
+        let excess = limit.map { $0.dropsOldest ? max(0, count - $0.capacity) : 0 } ?? 0
+        buffers.droppedOldest = excess
+        var dropped: [_EventEnvelope] = []
+        defer {
+            // Found newest first: count them oldest first.
+            for envelope in dropped.reversed() { drop(envelope) }
+        }
+        var ordinal = 0
+        var index = top
+        var bottom = top
+        while index != 0 {
+            bottom = index
+            let link = nodes.slot(index).link.pointee.load(ordering: .relaxed)
+            let (below, tag) = (UInt32(truncatingIfNeeded: link), UInt32(truncatingIfNeeded: link >> 32))
+            if tag == barrierTag {
+                if case .barrier(let body) = nodes.moveItem(index) { buffers.barriers.append(body) }
+            } else if ordinal >= count - excess {
+                // The oldest of a full dropOldest mailbox: made room for newer ones.
+                if case .delivery(let envelope, _) = nodes.moveItem(index) { dropped.append(envelope) }
+            } else {
+                buffers.lanes[Int(tag)].append(index)
+            }
+            if tag != barrierTag { ordinal += 1 }
+            index = below
+        }
+        return bottom
+    }
+
+    /// Runs the delivery in `node`, unless the mailbox was closed meanwhile.
+    @inline(__always)
+    private func run(_ node: UInt32, _ tally: inout _DeliveryTally) {
+        guard case .delivery(let envelope, let subscription) = nodes.slot(node).item.move() else { return }
+        guard !isClosed.load(ordering: .relaxed) else {
+            drainer.lastDiscarded += 1
+            if counters.deadLetters.isObserved { counters.deadLetters.post(envelope, reason: .discarded) }
+            return
+        }
+        drainer.remaining -= 1
+        let outcome = subscription.deliver(envelope)
+        if outcome == .delivered {
+            tally.delivered += 1
+        } else {
+            tally.record(outcome)
+            counters.noteUndelivered(outcome, envelope)
+        }
+    }
+
+}
+
+/// What one mailbox node carries: a delivery of an event to one subscription, or a barrier.
+enum _MailboxItem: Sendable {
+    /// Run the subscription's handler for the envelope. The node holds the subscription until
+    /// the delivery has run, so a listener removed meanwhile still settles it.
+    case delivery(_EventEnvelope, _Subscription)
+    /// Run once everything pushed before it has been handled.
+    case barrier(@Sendable () -> Void)
+}
+
+/// The nodes of one mailbox, addressed by 32-bit index (0 is none), and the free list that
+/// recycles them: steady-state enqueueing allocates nothing.
+///
+/// Nodes live in chunks of growing size (64, 128, 256, … nodes), allocated by whichever producer
+/// first needs one and published with a compare-and-exchange; a chunk is never freed while the
+/// mailbox lives, so an index, once handed out, always names valid memory. A node is owned by
+/// one party at a time: the free list, the producer that took it, the mailbox's pending stack
+/// (``_MailboxState``), or the drainer that took the stack.
+///
+/// The free list is a stack whose head word packs a generation with the index, so that a
+/// producer whose pop was overtaken (the node popped, used and freed again meanwhile) fails its
+/// compare-and-exchange instead of corrupting the list. Each node's link is atomic because a
+/// producer reading a free node's link may race with the producer that popped it; the loser's
+/// compare-and-exchange then fails.
+///
+/// This type is the mailbox's storage and holds its only raw memory.
+// @unchecked Sendable: chunk addresses and links are atomics; an item is touched only by the node's owner
+final class _MailboxNodes: @unchecked Sendable {
+    /// The chunks' addresses (0 until allocated): chunk `k` holds `64 << k` nodes.
+    private let chunks: UnsafeMutablePointer<Atomic<UInt>>
+    /// `generation << 32 | index` of the first free node.
+    private let freeHead = Atomic<UInt64>(0)
+    /// The next index never handed out.
+    private let fresh = Atomic<UInt64>(1)
+
+    /// Where each chunk keeps its items, from its base address (after its links).
+    private let itemOffsets: UnsafeMutablePointer<Int>
+    // Instance constants rather than static ones: a node is addressed without a call, even in a
+    // debug build.
+    private let firstChunkShift = 6
+    private let firstChunkSize = 64
+
+    private static var chunkCount: Int { 27 }
+
+    init() {
+        chunks = .allocate(capacity: Self.chunkCount)
+        itemOffsets = .allocate(capacity: Self.chunkCount)
+        for chunk in 0..<Self.chunkCount {
+            (chunks + chunk).initialize(to: Atomic(0))
+            (itemOffsets + chunk).initialize(to: Self.itemsStart(64 << chunk))
+        }
+    }
+
+    /// Frees the chunks; the mailbox has moved every item out (see ``_Mailbox``'s `deinit`).
+    deinit {
+        for chunk in 0..<Self.chunkCount {
+            let address = chunks[chunk].load(ordering: .acquiring)
+            guard address != 0 else { continue }
+            let base = UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped
+            let size = firstChunkSize << chunk
+            base.assumingMemoryBound(to: Atomic<UInt64>.self).deinitialize(count: size)
+            base.deallocate()
+        }
+        chunks.deinitialize(count: Self.chunkCount)
+        chunks.deallocate()
+        itemOffsets.deallocate()
+    }
+
+    // MARK: Addressing
+
+    /// A chunk of `size` nodes: the links first, then the items.
+    private static func chunkByteCount(_ size: Int) -> Int {
+        itemsStart(size) + MemoryLayout<_MailboxItem>.stride * size
+    }
+
+    /// Where a chunk of `size` nodes keeps its items.
+    @inline(__always)
+    private static func itemsStart(_ size: Int) -> Int {
+        let align = MemoryLayout<_MailboxItem>.alignment
+        return (MemoryLayout<Atomic<UInt64>>.stride * size + align - 1) / align * align
+    }
+
+    @inline(never)
+    private func allocate(_ chunk: Int) -> UnsafeMutableRawPointer {
+        let size = firstChunkSize << chunk
+        let base = UnsafeMutableRawPointer.allocate(
+            byteCount: Self.chunkByteCount(size), alignment: max(16, MemoryLayout<_MailboxItem>.alignment))
+        base.bindMemory(to: Atomic<UInt64>.self, capacity: size)
+        for index in 0..<size {
+            (base.assumingMemoryBound(to: Atomic<UInt64>.self) + index).initialize(to: Atomic(0))
+        }
+        let (won, existing) = chunks[chunk].compareExchange(
+            expected: 0, desired: UInt(bitPattern: base), ordering: .acquiringAndReleasing)
+        if won { return base }
+        base.assumingMemoryBound(to: Atomic<UInt64>.self).deinitialize(count: size)
+        base.deallocate()
+        return UnsafeMutableRawPointer(bitPattern: existing).unsafelyUnwrapped
+    }
+
+    // MARK: Owning a node
+
+    /// The link and the item slot of node `index`.
+    @inline(__always)
+    func slot(_ index: UInt32) -> (link: UnsafeMutablePointer<Atomic<UInt64>>, item: UnsafeMutablePointer<_MailboxItem>)
+    {
+        let position = Int(index) - 1 + firstChunkSize
+        let chunk = (Int.bitWidth - 1 - position.leadingZeroBitCount) - firstChunkShift
+        let offset = position - (firstChunkSize << chunk)
+        var address = chunks[chunk].load(ordering: .acquiring)
+        if address == 0 { address = UInt(bitPattern: allocate(chunk)) }
+        let base = UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped
+        return (
+            base.assumingMemoryBound(to: Atomic<UInt64>.self) + offset,
+            (base + itemOffsets[chunk]).assumingMemoryBound(to: _MailboxItem.self) + offset
+        )
+    }
+
+    /// Takes a free node (a new one when none is free) and stores `item` in it; the caller owns
+    /// the node, and gets its link to push it. `nil` when the mailbox has used every index
+    /// (2³² − 1 nodes).
+    @inline(__always)
+    func take(storing item: consuming _MailboxItem) -> (index: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>)? {
+        var head = freeHead.load(ordering: .acquiring)
+        var index: UInt32
+        while true {
+            index = UInt32(truncatingIfNeeded: head)
+            if index == 0 {
+                let fresh = fresh.add(1, ordering: .relaxed).oldValue
+                guard fresh <= UInt64(UInt32.max) else { return nil }
+                index = UInt32(fresh)
+                break
+            }
+            let below = UInt32(truncatingIfNeeded: slot(index).link.pointee.load(ordering: .relaxed))
+            let next = (head >> 32 &+ 1) << 32 | UInt64(below)
+            let (exchanged, current) = freeHead.compareExchange(expected: head, desired: next, ordering: .acquiring)
+            if exchanged { break }
+            head = current
+        }
+        let slot = slot(index)
+        slot.item.initialize(to: item)
+        return (index, slot.link)
+    }
+
+    /// Moves the item out of node `index`, which the caller owns; the node's slot is then empty.
+    func moveItem(_ index: UInt32) -> _MailboxItem {
+        slot(index).item.move()
+    }
+
+    /// The node under `index` in a stack, and the tag kept with it (what the drainer must know
+    /// of the item without reading it: its lane).
+    func linked(below index: UInt32) -> (below: UInt32, tag: UInt32) {
+        let value = slot(index).link.pointee.load(ordering: .relaxed)
+        return (UInt32(truncatingIfNeeded: value), UInt32(truncatingIfNeeded: value >> 32))
+    }
+
+    /// Names `below` as the node under `index` in a stack, with `tag`.
+    func setLink(_ index: UInt32, to below: UInt32, tag: UInt32 = 0) {
+        slot(index).link.pointee.store(UInt64(tag) << 32 | UInt64(below), ordering: .relaxed)
+    }
+
+    /// Returns the nodes from `top` down to `bottom` (linked, their items moved out) to the free
+    /// list, with one compare-and-exchange.
+    func free(top: UInt32, bottom: UInt32) {
+        var head = freeHead.load(ordering: .relaxed)
+        while true {
+            setLink(bottom, to: UInt32(truncatingIfNeeded: head))
+            let next = (head >> 32 &+ 1) << 32 | UInt64(top)
+            let (exchanged, current) = freeHead.compareExchange(
+                expected: head, desired: next, ordering: .releasing)
+            if exchanged { return }
+            head = current
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import Synchronization
+
+/// The subscribers of one event type (or channel) on one bus: an immutable snapshot, replaced
+/// whenever a subscription is added or removed. A dispatch finds it in the published route
+/// table (``_PublishedRoutes``) without a lock and delivers through it.
+final class _Route: Sendable {
+    let subscriptions: [_Subscription]
+    /// Present while any subscriber is `.latestOnly`; dispatch then numbers the events.
+    let latest: _LatestTracker?
+    /// `true` when a stacked event must reach the subscriptions whose targets keep D3 lanes in
+    /// reverse (see ``deliver(_:)``): some of them share a receiver.
+    private let reversesStacked: Bool
+    init(subscriptions: [_Subscription], latest: _LatestTracker?) {
+        self.subscriptions = subscriptions
+        self.latest = latest
+        self.reversesStacked = subscriptions.count > 1 && subscriptions.contains { $0.usesLanes }
+    }
+
+    /// Hands `envelope` to the target of every subscription, through the one boundary
+    /// (``_DeliveryTarget/deliver(_:for:)``), holding no lock of the bus.
+    ///
+    /// A receiver runs its stacked deliveries newest first, so the deliveries of one stacked
+    /// event to receivers with lanes go in reverse: a receiver with several subscriptions for
+    /// the type then still runs them in registration order. The others keep registration order.
+    func deliver(_ envelope: _EventEnvelope) {
+        if reversesStacked && envelope.metadata.method == .stack {
+            for subscription in subscriptions where !subscription.usesLanes { subscription.send(envelope) }
+            for subscription in subscriptions.reversed() where subscription.usesLanes { subscription.send(envelope) }
+            return
+        }
+        for subscription in subscriptions {
+            subscription.target.deliver(envelope, for: subscription)
+        }
+    }
+}
+
+/// The route table of a bus's plain events as its dispatches read it: immutable, replaced whole
+/// by each registration change, and read without a lock.
+///
+/// A dispatch counts itself in flight (``_DispatchesInFlight``) before it loads the table, and
+/// leaves after delivering; the registry retires the table a change replaced to that count,
+/// which releases it once no dispatch that could have loaded it is left. So a dispatch reads the
+/// table and its routes without retaining them.
+// @unchecked Sendable: `current` is atomic and names an immutable table
+final class _PublishedRoutes: @unchecked Sendable {
+    /// The table's address (retained by this object).
+    private let current: Atomic<UInt>
+
+    init() {
+        current = Atomic(UInt(bitPattern: Unmanaged.passRetained(_RouteTable<_Route>()).toOpaque()))
+    }
+
+    deinit {
+        Unmanaged<_RouteTable<_Route>>.fromOpaque(table).release()
+    }
+
+    private var table: UnsafeRawPointer {
+        UnsafeRawPointer(bitPattern: current.load(ordering: .sequentiallyConsistent)).unsafelyUnwrapped
+    }
+
+    /// Hands `envelope` to the route of `key` and returns `true`; `false` when there is none. The
+    /// caller is counted in flight. A route with latest-only listeners numbers the event first.
+    func deliver(_ envelope: _EventEnvelope, key: ObjectIdentifier) -> Bool {
+        let table = Unmanaged<_RouteTable<_Route>>.fromOpaque(
+            UnsafeRawPointer(bitPattern: current.load(ordering: .sequentiallyConsistent)).unsafelyUnwrapped)
+        // Unretained: the table holds the route, and the table outlives this dispatch.
+        guard let route = table._withUnsafeGuaranteedRef({ $0.unretainedRoute(for: key) }) else { return false }
+        route._withUnsafeGuaranteedRef { route in
+            if let latest = route.latest {
+                route.deliver(envelope.sequenced(latest.advance()))
+            } else {
+                route.deliver(envelope)
+            }
+        }
+        return true
+    }
+
+    /// The current table, retained; for the registry's writers and slow readers.
+    var routes: _RouteTable<_Route> {
+        Unmanaged<_RouteTable<_Route>>.fromOpaque(table).takeUnretainedValue()
+    }
+
+    /// Publishes `table` in place of the current one, and returns the one it replaced, which the
+    /// caller retires (``_DispatchesInFlight/retire(_:)``) once the registry lock is released.
+    /// Called under the registry lock, so publications never race.
+    func publish(_ table: _RouteTable<_Route>) -> _RouteTable<_Route> {
+        let replaced = current.exchange(
+            UInt(bitPattern: Unmanaged.passRetained(table).toOpaque()), ordering: .sequentiallyConsistent)
+        return Unmanaged<_RouteTable<_Route>>.fromOpaque(UnsafeRawPointer(bitPattern: replaced).unsafelyUnwrapped)
+            .takeRetainedValue()
+    }
+}
+
+/// Routes by the `ObjectIdentifier` of an event type: a bus's routes of plain events, and a
+/// pool snapshot's.
+///
+/// An open-addressing table (linear probing, at most half full) keyed by the address of the
+/// type's metadata, hashed with one multiply: every dispatch looks its route up here, and type
+/// addresses are unique and never chosen by an attacker, so a keyed hash buys nothing.
+///
+/// The table holds one strong reference per route. ``withRoute(_:_:)`` lends a route to its
+/// body without retaining it, which is safe while nothing can mutate the table: a table is
+/// filled before it is published (``_PublishedRoutes``, a pool snapshot) and never changed after.
+// @unchecked Sendable: mutated only before it is published, then read-only
+final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
+    /// Type addresses; `0` marks an empty slot.
+    private var keys: UnsafeMutablePointer<UInt>
+    private var routes: UnsafeMutablePointer<Unmanaged<Route>?>
+    /// A power of two.
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 16
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: 0, count: capacity)
+        routes = .allocate(capacity: capacity)
+        routes.initialize(repeating: nil, count: capacity)
+    }
+
+    deinit {
+        for slot in 0..<capacity where keys[slot] != 0 { routes[slot]?.release() }
+        keys.deallocate()
+        routes.deallocate()
+    }
+
+    /// A table with the same routes, to change and publish in place of this one.
+    func copy() -> _RouteTable {
+        let copy = _RouteTable()
+        for slot in 0..<capacity where keys[slot] != 0 {
+            copy.insert(routes[slot].unsafelyUnwrapped.takeUnretainedValue(), for: keys[slot])
+        }
+        return copy
+    }
+
+    /// The route of `key`, retained for the caller.
+    subscript(key: ObjectIdentifier) -> Route? {
+        get { withRoute(key) { $0 } }
+        set {
+            if let newValue { insert(newValue, for: UInt(bitPattern: key)) } else { remove(UInt(bitPattern: key)) }
+        }
+    }
+
+    /// The route of `key`, not retained: valid while the table is; `nil` when there is none.
+    @inline(__always)
+    func unretainedRoute(for key: ObjectIdentifier) -> Unmanaged<Route>? {
+        let raw = UInt(bitPattern: key)
+        // `home(of:)`, written out: this is the lookup of every dispatch.
+        var slot = Int(
+            truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - capacity.trailingZeroBitCount))
+        while true {
+            let found = keys[slot]
+            if found == raw { return routes[slot] }
+            if found == 0 { return nil }
+            slot = (slot &+ 1) & (capacity &- 1)
+        }
+    }
+
+    /// Calls `body` with the route of `key` without retaining it; `nil` when there is none.
+    @inline(__always)
+    func withRoute<Result>(_ key: ObjectIdentifier, _ body: (Route) -> Result) -> Result? {
+        let raw = UInt(bitPattern: key)
+        var slot = home(of: raw)
+        while true {
+            let found = keys[slot]
+            if found == raw { return routes[slot].unsafelyUnwrapped._withUnsafeGuaranteedRef(body) }
+            if found == 0 { return nil }
+            slot = (slot &+ 1) & (capacity &- 1)
+        }
+    }
+
+    /// Every route.
+    var values: [Route] {
+        (0..<capacity).compactMap { keys[$0] != 0 ? routes[$0]?.takeUnretainedValue() : nil }
+    }
+
+    /// Fibonacci hashing of the address: the top bits of the product pick the slot.
+    @inline(__always)
+    private func home(of raw: UInt) -> Int {
+        Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - capacity.trailingZeroBitCount))
+    }
+
+    private func insert(_ route: Route, for raw: UInt) {
+        var slot = home(of: raw)
+        while keys[slot] != 0 {
+            if keys[slot] == raw {
+                let old = routes[slot]
+                routes[slot] = .passRetained(route)
+                old?.release()
+                return
+            }
+            slot = (slot + 1) & (capacity - 1)
+        }
+        keys[slot] = raw
+        routes[slot] = .passRetained(route)
+        count += 1
+        if count * 2 > capacity { grow() }
+    }
+
+    /// Removes `raw`, then shifts later entries of its probe run back so that no lookup stops
+    /// early at the emptied slot.
+    private func remove(_ raw: UInt) {
+        var slot = home(of: raw)
+        while keys[slot] != raw {
+            if keys[slot] == 0 { return }
+            slot = (slot + 1) & (capacity - 1)
+        }
+        routes[slot]?.release()
+        var hole = slot
+        var next = (hole + 1) & (capacity - 1)
+        while keys[next] != 0 {
+            let wanted = home(of: keys[next])
+            // Move `next` into the hole unless its home lies cyclically in (hole, next].
+            let stays = hole <= next ? (hole < wanted && wanted <= next) : (hole < wanted || wanted <= next)
+            if !stays {
+                keys[hole] = keys[next]
+                routes[hole] = routes[next]
+                hole = next
+            }
+            next = (next + 1) & (capacity - 1)
+        }
+        keys[hole] = 0
+        routes[hole] = nil
+        count -= 1
+    }
+
+    private func grow() {
+        let oldKeys = keys
+        let oldRoutes = routes
+        let oldCapacity = capacity
+        capacity *= 2
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: 0, count: capacity)
+        routes = .allocate(capacity: capacity)
+        routes.initialize(repeating: nil, count: capacity)
+        for slot in 0..<oldCapacity where oldKeys[slot] != 0 {
+            var target = home(of: oldKeys[slot])
+            while keys[target] != 0 { target = (target + 1) & (capacity - 1) }
+            keys[target] = oldKeys[slot]
+            routes[target] = oldRoutes[slot]
+        }
+        oldKeys.deallocate()
+        oldRoutes.deallocate()
+    }
+}
