@@ -82,7 +82,11 @@ let package = Package(
             dependencies: ["EventDrivenSwift", .product(name: "Logging", package: "swift-log")]),
         // The test kit for users' own tests (SPEC K1): no test framework at link time.
         .target(name: "EventDrivenSwiftTesting", dependencies: ["EventDrivenSwift"]),
-        .testTarget(name: "EventDrivenSwiftTestingTests", dependencies: ["EventDrivenSwiftTesting"]),
+        .testTarget(
+            name: "EventDrivenSwiftTestingTests",
+            dependencies: [
+                "EventDrivenSwiftTesting", .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            ]),
         .testTarget(
             name: "EventDrivenSwiftTests",
             dependencies: [

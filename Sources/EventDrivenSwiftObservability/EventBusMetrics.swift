@@ -1,4 +1,5 @@
 import CoreMetrics
+import Dispatch
 import EventDrivenSwift
 import Synchronization
 import Tracing
@@ -23,7 +24,9 @@ import Tracing
 /// | `eventbus.mailbox.depth` | Gauge | `bus`, `receiver` |
 ///
 /// `bus` is the bus's label and `event` the event type's `String(reflecting:)`. Each metric is
-/// created once per dimension set and kept. The depth gauge is sampled every
+/// created once per dimension set and kept: threads that need a metric while the factory is
+/// making it wait for that one. (A factory that, while making a metric, asks the bus for that
+/// same metric gets another, made for that call, instead of waiting for itself.) The depth gauge is sampled every
 /// `depthSamplingInterval` while the interceptor is on a bus, and once more when a depth falls
 /// back to zero; `sampleMailboxDepths()` samples at once.
 public final class EventBusMetrics: EventInterceptor {
@@ -38,9 +41,9 @@ public final class EventBusMetrics: EventInterceptor {
 
     private let factory: any MetricsFactory
     private let depthSamplingInterval: Duration
-    private let counters = LockedValue<[Key: Counter]>([:])
-    private let timers = LockedValue<[Key: CoreMetrics.Timer]>([:])
-    private let gauges = LockedValue<[Key: Gauge]>([:])
+    private let counters = LockedValue<[Key: _MadeOnce<Counter>]>([:])
+    private let timers = LockedValue<[Key: _MadeOnce<CoreMetrics.Timer>]>([:])
+    private let gauges = LockedValue<[Key: _MadeOnce<Gauge>]>([:])
     private let samplers = LockedValue<[ObjectIdentifier: _DepthSampler]>([:])
 
     /// Creates the interceptor.
@@ -128,23 +131,68 @@ public final class EventBusMetrics: EventInterceptor {
     /// The metric of `label` for these dimension values, made with its dimensions the first
     /// time (`bus`, then `event` if any, then `third` if any, in that order).
     ///
-    /// The metric is made outside the cache's lock, because the factory is the user's code. Two
-    /// threads that miss at once each make one; the first stored is kept and returned to both.
+    /// Each metric is made once: the first thread to miss makes it, outside the cache's lock
+    /// (the factory is the user's code); threads that miss meanwhile wait for it instead of
+    /// making another, whose handler nothing would destroy.
     private func made<Metric: Sendable>(
-        in cache: LockedValue<[Key: Metric]>, _ label: String, bus: String, event: String?,
+        in cache: LockedValue<[Key: _MadeOnce<Metric>]>, _ label: String, bus: String, event: String?,
         _ third: (name: String, value: String)?, make: ([(String, String)]) -> Metric
     ) -> Metric {
         let key = Key(label: label, bus: bus, event: event, third: third?.value)
-        if let metric = cache.withLock({ $0[key] }) { return metric }
-        var dimensions = [("bus", bus)]
-        if let event { dimensions.append(("event", event)) }
-        if let third { dimensions.append((third.name, third.value)) }
-        let made = make(dimensions)
-        return cache.withLock { cache in
-            if let stored = cache[key] { return stored }
-            cache[key] = made
-            return made
+        let (cell, makes) = cache.withLock { cache -> (_MadeOnce<Metric>, Bool) in
+            if let cell = cache[key] { return (cell, false) }
+            let cell = _MadeOnce<Metric>()
+            cache[key] = cell
+            return (cell, true)
         }
+        var dimensions: [(String, String)] {
+            var dimensions = [("bus", bus)]
+            if let event { dimensions.append(("event", event)) }
+            if let third { dimensions.append((third.name, third.value)) }
+            return dimensions
+        }
+        guard makes else {
+            // A factory that asks for the metric it is making (through the bus it measures)
+            // gets one of its own rather than waiting for itself.
+            if !cell.isMade, _MetricsBeingMade.cells.contains(ObjectIdentifier(cell)) { return make(dimensions) }
+            return cell.value
+        }
+        let made = _MetricsBeingMade.$cells.withValue(_MetricsBeingMade.cells.union([ObjectIdentifier(cell)])) {
+            make(dimensions)
+        }
+        cell.fulfil(made)
+        return made
+    }
+}
+
+/// The metric cells (``_MadeOnce``) the current thread or task is making.
+private enum _MetricsBeingMade {
+    @TaskLocal static var cells: Set<ObjectIdentifier> = []
+}
+
+/// A metric that one thread makes and every thread reads, waiting until it is made.
+private final class _MadeOnce<Metric: Sendable>: Sendable {
+    private let metric = LockedValue<Metric?>(nil)
+    private let ready = DispatchGroup()
+
+    var isMade: Bool { metric.withLock { $0 != nil } }
+
+    /// A cell whose maker has yet to call ``fulfil(_:)``.
+    init() {
+        ready.enter()
+    }
+
+    /// Stores the metric and wakes the readers waiting for it; called once, by the maker.
+    func fulfil(_ made: Metric) {
+        metric.withLock { $0 = made }
+        ready.leave()
+    }
+
+    /// The metric, once made.
+    var value: Metric {
+        if let made = metric.withLock({ $0 }) { return made }
+        ready.wait()
+        return metric.withLock { $0 }!
     }
 }
 

@@ -27,6 +27,10 @@ extension EventBus {
     ///   overtake queued ones.
     /// - A handler that dispatches runs the handlers of that event before its own dispatch
     ///   returns (depth first), where production would deliver it on the receiver's next turn.
+    ///   Each hop nests on the stack, so a chain of handlers that queue the next event stops at
+    ///   `EventBus.maximumSynchronousDepth` (64 unless set): the link that would go deeper is
+    ///   counted as failed and reported as `EventDrivenError.synchronousDepthExceeded`, where a
+    ///   production bus runs the whole chain.
     /// - Handlers run on the dispatching thread: two threads dispatching run them concurrently,
     ///   and `.requesterThread` does not follow the registering actor (the handlers are
     ///   `@Sendable`, so this is safe). `.latestOnly` never skips anything, and `.youngerThan`

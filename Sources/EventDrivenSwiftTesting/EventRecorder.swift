@@ -70,6 +70,8 @@ public final class EventRecorder<E: Eventable>: Sendable {
     /// if it has not been dispatched yet.
     ///
     /// The first call returns the first event recorded, the second call the second, and so on.
+    /// Calls that run at the same time take consecutive events; a call that fails gives its
+    /// event back, and the next call takes the earliest event given back.
     /// - Parameter timeout: How long to wait; 5 seconds by default.
     /// - Throws: ``EventRecorderTimeout`` when no such event arrived in time (a later call waits
     ///   for the same event again), or `CancellationError` if the task is cancelled.
@@ -96,12 +98,14 @@ public final class EventRecorder<E: Eventable>: Sendable {
     /// they already have).
     ///
     /// - Parameters:
-    ///   - count: How many events to wait for.
+    ///   - count: How many events to wait for; 0 returns an empty array at once.
     ///   - timeout: How long to wait; 5 seconds by default.
     /// - Throws: ``EventRecorderTimeout`` saying how many arrived, when fewer than `count` did in
-    ///   time; `CancellationError` if the task is cancelled.
+    ///   time; ``EventRecorderMisuse/negativeCount(_:)`` when `count` is negative;
+    ///   `CancellationError` if the task is cancelled.
     @discardableResult
     public func waitFor(count: Int, timeout: Duration = .seconds(5)) async throws -> [E] {
+        guard count >= 0 else { throw EventRecorderMisuse.negativeCount(count) }
         guard try await storage.waitUntil(count: count, timeout: timeout) else {
             throw timeoutError(expected: count, timeout: timeout)
         }

@@ -2,6 +2,7 @@ import CoreMetrics
 import Dispatch
 import EventDrivenSwift
 import EventDrivenSwiftObservability
+import Foundation
 import MetricsTestKit
 import Synchronization
 import Testing
@@ -186,4 +187,82 @@ private func busWithWaitingOrders(
     gate.waitUntilEntered()
     for id in 1...waiting { bus.queue(Order(id: id)) }
     return (bus, interceptor, gate)
+}
+
+/// A factory whose first `eventbus.events.dispatched` counter takes as long as the test wants:
+/// it counts every counter it makes, per label.
+private final class SlowFactory: MetricsFactory {
+    let base = TestMetrics()
+    let made = LockedValue<[String: Int]>([:])
+    let firstEntered = DispatchSemaphore(value: 0)
+    let secondEntered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+
+    func makeCounter(label: String, dimensions: [(String, String)]) -> CounterHandler {
+        if label == "eventbus.events.dispatched" {
+            let count = made.withLock { made in
+                made[label, default: 0] += 1
+                return made[label, default: 0]
+            }
+            if count == 1 {
+                firstEntered.signal()
+                release.wait()
+            } else {
+                secondEntered.signal()
+            }
+        }
+        return base.makeCounter(label: label, dimensions: dimensions)
+    }
+    func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> FloatingPointCounterHandler {
+        base.makeFloatingPointCounter(label: label, dimensions: dimensions)
+    }
+    func makeMeter(label: String, dimensions: [(String, String)]) -> MeterHandler {
+        base.makeMeter(label: label, dimensions: dimensions)
+    }
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> RecorderHandler {
+        base.makeRecorder(label: label, dimensions: dimensions, aggregate: aggregate)
+    }
+    func makeTimer(label: String, dimensions: [(String, String)]) -> TimerHandler {
+        base.makeTimer(label: label, dimensions: dimensions)
+    }
+    func destroyCounter(_ handler: CounterHandler) { base.destroyCounter(handler) }
+    func destroyMeter(_ handler: MeterHandler) { base.destroyMeter(handler) }
+    func destroyFloatingPointCounter(_ handler: FloatingPointCounterHandler) {
+        base.destroyFloatingPointCounter(handler)
+    }
+    func destroyRecorder(_ handler: RecorderHandler) { base.destroyRecorder(handler) }
+    func destroyTimer(_ handler: TimerHandler) { base.destroyTimer(handler) }
+}
+
+@Suite("Metrics: each made once (issue 26, item 10)")
+struct MetricsMadeOnceTests {
+    @Test("four threads dispatching a new type while the factory is slow make its counter once")
+    func slowFactoryMakesOnce() throws {
+        let factory = SlowFactory()
+        let bus = EventBus(label: "metrics.once")
+        bus.addInterceptor(EventBusMetrics(factory: factory))
+        let done = DispatchSemaphore(value: 0)
+        // Plain threads: a dispatch thread blocked in the factory must not starve the others.
+        Thread {
+            Order(id: 0).queue(on: bus)
+            done.signal()
+        }.start()
+        factory.firstEntered.wait()
+        for id in 1...3 {
+            Thread {
+                Order(id: id).queue(on: bus)
+                done.signal()
+            }.start()
+        }
+        // While the first counter is being made, another make would come at once; give it
+        // half a second to show itself (a bound on the wait, not a synchronization).
+        let second = factory.secondEntered.wait(timeout: .now() + .milliseconds(500))
+        factory.release.signal()
+        for _ in 0..<4 { done.wait() }
+        #expect(second == .timedOut)
+        #expect(factory.made.withLock { $0["eventbus.events.dispatched"] } == 1)
+        let counter = try factory.base.expectCounter(
+            "eventbus.events.dispatched", [("bus", "metrics.once"), ("event", String(reflecting: Order.self))])
+        #expect(counter.totalValue == 4)
+    }
 }

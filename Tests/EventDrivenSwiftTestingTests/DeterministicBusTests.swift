@@ -48,6 +48,20 @@ struct DeterministicBusTests {
         await bus.shutdown()
     }
 
+    @Test("a chain of handlers that queue the next event stops at maximumSynchronousDepth, as documented")
+    func queuedChainIsBoundedByTheSynchronousDepth() async {
+        let bus = EventBus.deterministic()
+        let links = Collected<Int>()
+        bus.listen(Reading.self) { event, _ in
+            links.append(Int(event.celsius))
+            if event.celsius < 200 { Reading(celsius: event.celsius + 1).queue(on: bus) }
+        }
+        Reading(celsius: 0).queue(on: bus)
+        #expect(links.values == Array(0..<EventBus.maximumSynchronousDepth))
+        #expect(bus.statistics.failed >= 1)
+        await bus.shutdown()
+    }
+
     @Test("channel and state subscribers run synchronously too")
     func channelsAndStates() async {
         let bus = EventBus.deterministic()

@@ -100,6 +100,37 @@ struct EventRecorderTests {
         await bus.shutdown()
     }
 
+    @Test("two next() calls that both time out leave the first event, then the second, to the next calls")
+    func concurrentFailedNextsKeepTheirPlaces() async throws {
+        // Which of the two calls takes the first position, and which times out first, is up to
+        // the scheduler: 20 rounds meet both orders (each about half the time).
+        for round in 0..<20 {
+            let bus = EventBus(label: "recorder.retry.\(round)")
+            let readings = bus.record(Reading.self)
+            let first = Task { try await readings.next(timeout: .milliseconds(5)) }
+            let second = Task { try await readings.next(timeout: .milliseconds(5)) }
+            await #expect(throws: EventRecorderTimeout.self) { try await first.value }
+            await #expect(throws: EventRecorderTimeout.self) { try await second.value }
+            Reading(celsius: 1).queue(on: bus)
+            Reading(celsius: 2).queue(on: bus)
+            #expect(try await readings.next() == Reading(celsius: 1), "round \(round)")
+            #expect(try await readings.next() == Reading(celsius: 2), "round \(round)")
+            await bus.shutdown()
+        }
+    }
+
+    @Test("waitFor(count:) with a negative count throws EventRecorderMisuse instead of trapping")
+    func negativeCountIsAnError() async throws {
+        let bus = EventBus(label: "recorder.negative")
+        let readings = bus.record(Reading.self)
+        Reading(celsius: 1).queue(on: bus)
+        await #expect(throws: EventRecorderMisuse.negativeCount(-1)) {
+            try await readings.waitFor(count: -1)
+        }
+        #expect(try await readings.waitFor(count: 0).isEmpty)
+        await bus.shutdown()
+    }
+
     @Test("a wait ends with CancellationError when its task is cancelled")
     func cancelledWait() async {
         let bus = EventBus(label: "recorder.cancel")

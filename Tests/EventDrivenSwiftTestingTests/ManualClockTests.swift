@@ -1,6 +1,12 @@
 import EventDrivenSwift
 import EventDrivenSwiftTesting
+import ServiceContextModule
 import Testing
+
+/// A request id carried in a `ServiceContext`.
+private enum RequestID: ServiceContextKey {
+    typealias Value = String
+}
 
 @Suite("K1: ManualClock")
 struct ManualClockTests {
@@ -20,6 +26,22 @@ struct ManualClockTests {
         #expect(clock.advance(by: .seconds(10)) == 1)
         #expect(readings.events.map(\.celsius) == [1, 2, 3])
         #expect(clock.pendingCount == 0)
+        await bus.shutdown()
+    }
+
+    @Test("an event fired by advance carries the ServiceContext current where it was scheduled")
+    func carriesTheSchedulersContext() async {
+        let bus = EventBus.deterministic()
+        bus.propagatesServiceContext = true
+        let seen = Collected<String?>()
+        bus.listen(Reading.self, executeOn: .synchronous) { _, _ in seen.append(ServiceContext.current?[RequestID.self])
+        }
+        let clock = ManualClock()
+        var context = ServiceContext.topLevel
+        context[RequestID.self] = "request-3"
+        ServiceContext.withValue(context) { _ = clock.schedule(Reading(celsius: 1), on: bus, after: .seconds(1)) }
+        clock.advance(by: .seconds(1))
+        #expect(seen.values == ["request-3"])
         await bus.shutdown()
     }
 

@@ -52,14 +52,33 @@ struct RecordingStateMachineTests {
         var machine = Machine()
         #expect(machine.reserveNext() == 0)
         #expect(machine.reserveNext() == 1)
-        machine.unreserve(0)
-        #expect(machine.cursor == 2)
         machine.unreserve(1)
-        #expect(machine.cursor == 1)
+        #expect(machine.reserveNext() == 1)
         _ = machine.record("a")
         machine.removeAllRecords()
         #expect(machine.records.isEmpty)
         #expect(machine.cursor == 0)
+        #expect(machine.reserveNext() == 0)
+    }
+
+    @Test("two failed waits give their positions back in either order; the lowest is taken first")
+    func positionsGivenBackInAnyOrder() {
+        for lowestFirst in [true, false] {
+            var machine = Machine()
+            #expect(machine.reserveNext() == 0)
+            #expect(machine.reserveNext() == 1)
+            #expect(machine.reserveNext() == 2)
+            if lowestFirst {
+                machine.unreserve(0)
+                machine.unreserve(1)
+            } else {
+                machine.unreserve(1)
+                machine.unreserve(0)
+            }
+            #expect(machine.reserveNext() == 0)
+            #expect(machine.reserveNext() == 1)
+            #expect(machine.reserveNext() == 3)
+        }
     }
 }
 

@@ -26,6 +26,7 @@ extension EventBus {
         let replaced = registry.withLock { $0.remove(subscription) }
         if let table = replaced.table { dispatches.retire(table) }
         _ = consume replaced
+        if subscription.isChannelSubscription { forgetStateIfUnused(after: subscription) }
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }
         guard let mailbox = subscription.mailbox else { return }
         // Deliveries already queued for the removed subscription are still settled by its

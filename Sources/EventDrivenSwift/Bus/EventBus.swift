@@ -196,9 +196,7 @@ public final class EventBus: Sendable {
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
             return
         }
-        let annotation =
-            counters.observation.isAnnotating
-            ? counters.observation.annotation(for: message, metadata, site: .library) : nil
+        let annotation = counters.observation.annotationIfObserved(for: message, metadata)
         let envelope = _EventEnvelope(event: message, metadata: metadata, annotation: annotation)
         if let route = registry.withLock({ $0.channels[channel] }) {
             route.deliver(envelope)

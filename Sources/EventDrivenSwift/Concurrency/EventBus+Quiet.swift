@@ -10,10 +10,15 @@ public struct EventBusNotQuietError: Error, Sendable, CustomStringConvertible {
     public let deliveriesInLastRound: Int
     /// What the bus had done when the time ran out.
     public let statistics: EventBusStatistics
+    /// Events waiting, unread, in the buffers of the bus's event streams when the time ran out.
+    /// ``EventBus/waitUntilQuiet(timeout:)`` does not wait for them (see there), but a stream
+    /// that nobody reads is a likely reason for a test to wait in vain.
+    public let unreadStreamEvents: Int
 
     /// A sentence saying what was still going on.
     public var description: String {
-        "bus '\(bus)' was not quiet in time: \(deliveriesInLastRound) deliveries ended in the last round (\(statistics))"
+        "bus '\(bus)' was not quiet in time: \(deliveriesInLastRound) deliveries ended in the last round, "
+            + "\(unreadStreamEvents) events unread in streams (\(statistics))"
     }
 }
 
@@ -25,6 +30,13 @@ extension EventBus {
     /// until a round ends in which no delivery ended at all, so nothing is left pending anywhere.
     /// Producers outside the bus's handlers that keep dispatching keep it from being quiet;
     /// scheduled events that are not yet due do not count.
+    ///
+    /// "Pending" covers every receiver that runs handlers: EventThreads, the listener thread,
+    /// serial and main-actor contexts, `.taskThread` tasks, pools, async and actor handlers. It
+    /// does not cover events waiting in an event stream's buffer for its consumer
+    /// (``events(of:bufferingPolicy:)`` and the other streams): a stream's delivery ends when its
+    /// consumer takes the event, and a stream that nobody reads would keep the bus from ever
+    /// being quiet. A timeout's error counts them (``EventBusNotQuietError/unreadStreamEvents``).
     /// - Parameter timeout: How long to wait.
     /// - Throws: ``EventBusNotQuietError`` when the bus is still busy after `timeout`, saying
     ///   how busy; the deliveries go on regardless.
@@ -39,7 +51,9 @@ extension EventBus {
             checkQuiet(after: statistics.endedDeliveries, outcome: outcome)
         }
         if finished == nil {
-            throw EventBusNotQuietError(bus: label, deliveriesInLastRound: outcome.lastRound, statistics: statistics)
+            throw EventBusNotQuietError(
+                bus: label, deliveriesInLastRound: outcome.lastRound, statistics: statistics,
+                unreadStreamEvents: unreadStreamEvents)
         }
     }
 }
@@ -57,6 +71,15 @@ extension EventBus {
             } else {
                 self.checkQuiet(after: current, outcome: outcome)
             }
+        }
+    }
+}
+
+extension EventBus {
+    /// Events waiting, unread, in the buffers of this bus's event streams.
+    fileprivate var unreadStreamEvents: Int {
+        registry.withLock { $0.allSubscriptions }.reduce(0) { total, subscription in
+            total + ((subscription.target as? _StreamSink)?.unread.count.load(ordering: .relaxed) ?? 0)
         }
     }
 }

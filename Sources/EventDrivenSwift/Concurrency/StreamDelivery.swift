@@ -9,16 +9,23 @@ import Synchronization
 final class _StreamDelivery: Sendable {
     let envelope: _EventEnvelope
     private let counters: _BusCounters
+    /// The count of its stream's unread events, which this delivery is in until it is settled.
+    private let unread: _UnreadCount
     /// Set once the delivery's outcome has been counted by whoever decided it.
     private let isSettled = Atomic<Bool>(false)
 
-    init(_ envelope: _EventEnvelope, counters: _BusCounters) {
+    init(_ envelope: _EventEnvelope, counters: _BusCounters, unread: _UnreadCount) {
         self.envelope = envelope
         self.counters = counters
+        self.unread = unread
+        unread.count.add(1, ordering: .relaxed)
     }
 
     deinit {
-        if !isSettled.load(ordering: .acquiring) { counters.settle(.removed, envelope) }
+        if !isSettled.load(ordering: .acquiring) {
+            counters.settle(.removed, envelope)
+            unread.count.subtract(1, ordering: .relaxed)
+        }
     }
 
     /// The consumer takes the event: it is delivered.
@@ -35,5 +42,11 @@ final class _StreamDelivery: Sendable {
     func settle(_ outcome: _DeliveryOutcome) {
         guard !isSettled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         counters.settle(outcome, envelope)
+        unread.count.subtract(1, ordering: .relaxed)
     }
+}
+
+/// How many events wait in one stream's buffer, unread: for ``EventBusNotQuietError``.
+final class _UnreadCount: Sendable {
+    let count = Atomic<Int>(0)
 }

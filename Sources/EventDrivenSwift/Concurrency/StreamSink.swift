@@ -9,6 +9,8 @@ final class _StreamSink: _DeliveryTarget, _SubscriptionRegistrar {
     private let continuation: AsyncStream<_StreamDelivery>.Continuation
     private let counters: _BusCounters
     private weak let bus: EventBus?
+    /// Events yielded to the stream that its consumer has not taken yet (nor the buffer dropped).
+    let unread = _UnreadCount()
 
     init(bus: EventBus, continuation: AsyncStream<_StreamDelivery>.Continuation) {
         self.bus = bus
@@ -34,7 +36,7 @@ final class _StreamSink: _DeliveryTarget, _SubscriptionRegistrar {
     /// takes it, discarded if the stream is abandoned or ends first (see ``_StreamDelivery``);
     /// at once when the buffer drops an event or the stream has ended.
     func yield(_ envelope: _EventEnvelope) {
-        switch continuation.yield(_StreamDelivery(envelope, counters: counters)) {
+        switch continuation.yield(_StreamDelivery(envelope, counters: counters, unread: unread)) {
         case .enqueued:
             break
         case .dropped(let dropped):

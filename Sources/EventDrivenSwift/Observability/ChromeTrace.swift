@@ -9,6 +9,11 @@ import Foundation
 struct _ChromeTrace {
     let records: [EventFlowRecord]
 
+    private struct DispatchKey: Hashable {
+        let busID: UInt64
+        let dispatchID: UInt64
+    }
+
     private struct Builder {
         var events: [[String: Any]] = []
         var tracks: [String: Int] = [:]
@@ -29,12 +34,13 @@ struct _ChromeTrace {
     }
 
     func json() -> Data {
-        var dispatches: [UInt64: EventFlowRecord.Dispatch] = [:]
+        // Dispatch numbers are per bus: a recorder added to several buses keys them by both.
+        var dispatches: [DispatchKey: EventFlowRecord.Dispatch] = [:]
         var origin = UInt64.max
         for record in records {
             switch record {
             case .dispatch(let dispatch):
-                dispatches[dispatch.dispatchID] = dispatch
+                dispatches[DispatchKey(busID: dispatch.busID, dispatchID: dispatch.dispatchID)] = dispatch
                 origin = min(origin, dispatch.timeNanoseconds)
             case .unreceived(let dispatch): origin = min(origin, dispatch.timeNanoseconds)
             case .delivery(let delivery): origin = min(origin, delivery.startNanoseconds ?? delivery.endNanoseconds)
@@ -59,7 +65,10 @@ struct _ChromeTrace {
                     "ts": builder.microseconds(dispatch.timeNanoseconds), "pid": 1, "tid": builder.tid(dispatch.track),
                 ])
             case .delivery(let delivery):
-                add(delivery, from: delivery.dispatchID.flatMap { dispatches[$0] }, to: &builder)
+                let dispatch = delivery.dispatchID.flatMap {
+                    dispatches[DispatchKey(busID: delivery.busID, dispatchID: $0)]
+                }
+                add(delivery, from: dispatch, to: &builder)
             }
         }
         let object: [String: Any] = ["traceEvents": builder.events, "displayTimeUnit": "ns"]

@@ -15,6 +15,11 @@ extension EventBus {
     /// reading the task-local context costs about as much as the rest of a dispatch. A bus with
     /// an interceptor installed (`EventBusTracing` among them) propagates it either way.
     ///
+    /// While it is off, a handler sees whatever context is current where it runs: none on the
+    /// bus's threads and serial contexts, the dispatcher's own on ``ExecuteEventOn/synchronous``
+    /// (the dispatching thread) and ``ExecuteEventOn/taskThread`` (a task inherits the
+    /// task-local values of the code that starts it).
+    ///
     /// ```swift
     /// let bus = EventBus(label: "orders", propagatesServiceContext: true)
     /// EventCentral.shared.propagatesServiceContext = true
@@ -52,7 +57,9 @@ public final class EventInterceptorHandle: Sendable {
     }
 
     /// Removes the interceptor: deliveries already running finish through it; nothing after
-    /// this call reaches it. Safe to call more than once.
+    /// this call reaches it, not even a dispatch that was under way (held in an earlier
+    /// interceptor's ``EventInterceptor/didDispatch(_:context:)``) when it was made. Safe to
+    /// call more than once.
     public func cancel() {
         guard let bus, let interceptor = bus.counters.observation.remove(token) else { return }
         interceptor.detached(from: bus)

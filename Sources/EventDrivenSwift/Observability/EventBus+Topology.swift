@@ -1,9 +1,10 @@
 extension EventBus {
-    /// Who talks to whom on this bus: the topology of the first ``EventFlowRecorder`` added to
-    /// it, or, with none, the registered receivers and their event types without counts.
+    /// Who talks to whom on this bus: what the first ``EventFlowRecorder`` added to it saw on
+    /// this bus (a recorder added to other buses too keeps theirs apart), or, with none, the
+    /// registered receivers and their event types without counts.
     public func topology() -> EventTopology {
         if let recorder = interceptors.lazy.compactMap({ $0 as? EventFlowRecorder }).first {
-            return recorder.topology()
+            return recorder.topology(of: self)
         }
         return EventTopology(counts: _TopologyCounts(), registered: registeredReceivers)
     }

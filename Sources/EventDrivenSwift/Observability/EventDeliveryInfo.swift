@@ -21,13 +21,16 @@ public struct EventDeliveryInfo: Sendable {
     public let receiver: EventReceiver?
     /// The consumer, for a consumer's consumption (the did-consume notice needs it).
     let consumer: (any EventConsumer)?
+    /// The bus's number in this process (see ``_Observation/busID``).
+    let busID: UInt64
 
     init(
-        busLabel: String, event: any Eventable, eventType: String, metadata: EventMetadata,
+        busLabel: String, busID: UInt64, event: any Eventable, eventType: String, metadata: EventMetadata,
         annotation: _DispatchAnnotation?, receiver: EventReceiver?, consumer: (any EventConsumer)? = nil
     ) {
         self.consumer = consumer
         self.busLabel = busLabel
+        self.busID = busID
         self.event = event
         self.eventType = eventType
         self.metadata = metadata

@@ -15,6 +15,8 @@ public struct EventDispatchInfo: Sendable {
     public let dispatchID: UInt64
     /// Where the event was dispatched from.
     public let source: EventSource
+    /// The bus's number in this process (see ``_Observation/busID``).
+    let busID: UInt64
 }
 
 /// Where an event was dispatched from: a receiver of the bus whose handler dispatched it (an

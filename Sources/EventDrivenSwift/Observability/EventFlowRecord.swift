@@ -26,6 +26,8 @@ public enum EventFlowRecord: Sendable {
         /// The track of a trace the dispatch is drawn on: the receiver whose handler dispatched
         /// it, or the dispatching thread.
         public let track: String
+        /// The bus's number in this process: ``dispatchID`` is unique only with it.
+        let busID: UInt64
     }
 
     /// A delivery, as recorded.
@@ -50,5 +52,17 @@ public enum EventFlowRecord: Sendable {
         public let durationNanoseconds: UInt64
         /// When the delivery ended (nanoseconds on the `DispatchTime` clock).
         public let endNanoseconds: UInt64
+        /// The bus's number in this process: ``dispatchID`` is unique only with it.
+        let busID: UInt64
+    }
+}
+
+extension EventFlowRecord {
+    /// The number of the bus the record comes from.
+    var busID: UInt64 {
+        switch self {
+        case .dispatch(let dispatch), .unreceived(let dispatch): dispatch.busID
+        case .delivery(let delivery): delivery.busID
+        }
     }
 }

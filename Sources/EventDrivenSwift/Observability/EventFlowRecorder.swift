@@ -4,7 +4,8 @@ import Synchronization
 
 /// Keeps the last dispatches and deliveries of the buses it is added to, and shows them as a
 /// trace that opens in Perfetto (ui.perfetto.dev) or chrome://tracing, and as a topology of who
-/// sends what to whom.
+/// sends what to whom. One recorder can serve several buses: each delivery's flow arrow starts
+/// at its own bus's dispatch, though every bus numbers its dispatches from 1.
 ///
 /// ```swift
 /// let recorder = EventFlowRecorder()
@@ -20,7 +21,8 @@ import Synchronization
 public final class EventFlowRecorder: EventInterceptor {
     private struct State {
         var ring: _FlowRing
-        var counts = _TopologyCounts()
+        /// Per bus (``EventFlowRecord/Dispatch/busID``): a bus's topology shows only its own.
+        var counts: [UInt64: _TopologyCounts] = [:]
     }
 
     private let state: LockedValue<State>
@@ -39,7 +41,7 @@ public final class EventFlowRecorder: EventInterceptor {
     public func reset() {
         state.withLock { state in
             state.ring.removeAll()
-            state.counts = _TopologyCounts()
+            state.counts = [:]
         }
     }
 
@@ -76,13 +78,13 @@ public final class EventFlowRecorder: EventInterceptor {
                     priority: delivery.metadata.priority, method: delivery.metadata.method,
                     receiver: delivery.receiver, outcome: result.outcome, startNanoseconds: result.startNanoseconds,
                     durationNanoseconds: duration,
-                    endNanoseconds: end)))
+                    endNanoseconds: end, busID: delivery.busID)))
     }
 
     private func add(_ record: EventFlowRecord) {
         state.withLock { state in
             state.ring.append(record)
-            state.counts.record(record)
+            state.counts[record.busID, default: _TopologyCounts()].record(record)
         }
     }
 
@@ -91,7 +93,8 @@ public final class EventFlowRecorder: EventInterceptor {
             dispatchID: dispatch.dispatchID, busLabel: dispatch.busLabel, eventType: dispatch.eventType,
             timeNanoseconds: dispatch.metadata.dispatchTime.uptimeNanoseconds, priority: dispatch.metadata.priority,
             method: dispatch.metadata.method, source: dispatch.source,
-            track: dispatch.source.component ?? (Thread.isMainThread ? "main thread" : "dispatching thread"))
+            track: dispatch.source.component ?? (Thread.isMainThread ? "main thread" : "dispatching thread"),
+            busID: dispatch.busID)
     }
 
     // MARK: Output
@@ -108,13 +111,19 @@ public final class EventFlowRecorder: EventInterceptor {
         try chromeTrace().write(to: url)
     }
 
-    /// The topology seen so far: producers, event types and receivers with the number of events
-    /// along each edge, plus the registered receivers of the buses the recorder is added to
-    /// that have received nothing yet.
+    /// The topology seen so far on every bus the recorder is added to: producers, event types
+    /// and receivers with the number of events along each edge, plus the registered receivers
+    /// of those buses that have received nothing yet. ``EventBus/topology()`` shows one bus's.
     public func topology() -> EventTopology {
-        let counts = state.withLock { $0.counts }
+        let counts = state.withLock { $0.counts.values.reduce(into: _TopologyCounts()) { $0.merge($1) } }
         let registered = buses.withLock { $0.compactMap(\.bus) }.flatMap { $0.registeredReceivers }
         return EventTopology(counts: counts, registered: registered)
+    }
+
+    /// ``topology()`` of `bus` alone: what was seen on it and its registered receivers.
+    func topology(of bus: EventBus) -> EventTopology {
+        let counts = state.withLock { $0.counts[bus.counters.observation.busID] } ?? _TopologyCounts()
+        return EventTopology(counts: counts, registered: bus.registeredReceivers)
     }
 }
 

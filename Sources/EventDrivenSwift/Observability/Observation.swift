@@ -10,6 +10,10 @@ import Synchronization
 @usableFromInline
 final class _Observation: Sendable {
     let busLabel: String
+    /// The bus's number in this process: dispatch numbers are per bus, so a recorder added to
+    /// several buses tells their dispatches apart by it (labels may repeat).
+    let busID: UInt64
+    private static let nextBusID = Atomic<UInt64>(0)
     /// ``Mode`` bits: what a dispatch must do beyond routing.
     @usableFromInline
     let mode = Atomic<UInt8>(0)
@@ -29,6 +33,7 @@ final class _Observation: Sendable {
 
     init(busLabel: String) {
         self.busLabel = busLabel
+        self.busID = Self.nextBusID.add(1, ordering: .relaxed).newValue
     }
 
     /// The bits of ``mode``.
@@ -76,8 +81,8 @@ final class _Observation: Sendable {
         installed.withLock { installed in
             let token = installed.nextToken
             installed.nextToken += 1
-            installed.entries.append((token, interceptor))
-            installed.list = _InterceptorList(installed.entries.map(\.1))
+            installed.entries.append((token, interceptor, _Removal()))
+            installed.list = _InterceptorList(installed.entries)
             setIntercepted(true)
             return token
         }
@@ -89,9 +94,11 @@ final class _Observation: Sendable {
             guard let index = installed.entries.firstIndex(where: { $0.0 == token }) else {
                 return (nil, installed.list)
             }
-            let removed = installed.entries.remove(at: index).1
+            let (_, removed, removal) = installed.entries.remove(at: index)
+            // A dispatch that took the list before this removal skips it from now on.
+            removal.isRemoved.store(true, ordering: .releasing)
             let list = installed.list
-            installed.list = _InterceptorList(installed.entries.map(\.1))
+            installed.list = _InterceptorList(installed.entries)
             setIntercepted(!installed.entries.isEmpty)
             return (removed, list)
         }
@@ -119,10 +126,19 @@ final class _Observation: Sendable {
         let id = nextDispatchID.add(1, ordering: .relaxed).newValue
         let info = EventDispatchInfo(
             busLabel: busLabel, event: event, eventType: typeName(of: event), metadata: metadata, dispatchID: id,
-            source: Self.source(of: site))
+            source: Self.source(of: site), busID: busID)
         var context = ServiceContext.current ?? .topLevel
-        for interceptor in list.interceptors { interceptor.didDispatch(info, context: &context) }
+        list.forEachInstalled { $0.didDispatch(info, context: &context) }
         return _DispatchAnnotation(serviceContext: context.isEmpty ? nil : context, dispatchID: id, site: site)
+    }
+
+    /// ``annotation(for:_:site:)`` while the bus is observed, `nil` otherwise (one relaxed
+    /// load): the record of a dispatch that builds its own envelope instead of routing by type,
+    /// a channel's message or a state's change, so that it is a dispatch like any other.
+    func annotationIfObserved(
+        for event: any Eventable, _ metadata: EventMetadata, site: _DispatchSite = .library
+    ) -> _DispatchAnnotation? {
+        isAnnotating ? annotation(for: event, metadata, site: site) : nil
     }
 
     /// Set when the bus shuts down: later dispatches are rejected, not dispatched.
@@ -133,8 +149,8 @@ final class _Observation: Sendable {
         guard isActive else { return }
         let info = EventDispatchInfo(
             busLabel: busLabel, event: event, eventType: typeName(of: event), metadata: metadata, dispatchID: 0,
-            source: Self.source(of: site ?? .library))
-        for interceptor in list.interceptors { interceptor.didReject(info) }
+            source: Self.source(of: site ?? .library), busID: busID)
+        list.forEachInstalled { $0.didReject(info) }
     }
 
     /// Reports an event no one subscribed to, on the dispatching thread.
@@ -142,8 +158,8 @@ final class _Observation: Sendable {
         let info = EventDispatchInfo(
             busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
             metadata: envelope.metadata, dispatchID: envelope.annotation?.dispatchID ?? 0,
-            source: Self.source(of: envelope.annotation?.site ?? .library))
-        for interceptor in list.interceptors { interceptor.didFindNoReceiver(info) }
+            source: Self.source(of: envelope.annotation?.site ?? .library), busID: busID)
+        list.forEachInstalled { $0.didFindNoReceiver(info) }
     }
 
     private static func source(of site: _DispatchSite) -> EventSource {
@@ -165,7 +181,7 @@ final class _Observation: Sendable {
         guard isActive else { return try Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
-            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            busLabel: busLabel, busID: busID, event: envelope.event, eventType: typeName(of: envelope.event),
             metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver(), consumer: consumer)
         let start = DispatchTime.now().uptimeNanoseconds
         do {
@@ -185,7 +201,7 @@ final class _Observation: Sendable {
         guard isActive else { return try await Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
-            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            busLabel: busLabel, busID: busID, event: envelope.event, eventType: typeName(of: envelope.event),
             metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver)
         let start = DispatchTime.now().uptimeNanoseconds
         do {
@@ -241,22 +257,45 @@ final class _Observation: Sendable {
     func settled(_ outcome: EventDeliveryOutcome, _ envelope: _EventEnvelope, receiver: EventReceiver?) {
         guard isActive else { return }
         let delivery = EventDeliveryInfo(
-            busLabel: busLabel, event: envelope.event, eventType: typeName(of: envelope.event),
+            busLabel: busLabel, busID: busID, event: envelope.event, eventType: typeName(of: envelope.event),
             metadata: envelope.metadata, annotation: envelope.annotation, receiver: receiver)
         let result = EventDeliveryResult(outcome: outcome, startNanoseconds: nil, duration: nil, error: nil)
-        for interceptor in list.interceptors { interceptor.didDeliver(delivery, result: result) }
+        list.forEachInstalled { $0.didDeliver(delivery, result: result) }
     }
 }
 
 /// The installed interceptors, with their tokens, and the list deliveries read.
 private struct _InstalledInterceptors {
     var nextToken = 0
-    var entries: [(Int, any EventInterceptor)] = []
+    var entries: [(Int, any EventInterceptor, _Removal)] = []
     var list = _InterceptorList([])
 }
 
+/// Whether an interceptor was removed, for the lists taken before its removal.
+private final class _Removal: Sendable {
+    let isRemoved = Atomic<Bool>(false)
+}
+
 /// An immutable list of interceptors: readers take it under the lock and call it outside.
+///
+/// A dispatch can be held inside one interceptor's call (its `didDispatch` blocks) while a
+/// later one is removed: ``forEachInstalled(_:)`` skips it then, so that nothing reaches an
+/// interceptor once its removal has returned. A delivery already running keeps the list it
+/// took and finishes through every interceptor in it (``EventInterceptorHandle/cancel()``).
 private final class _InterceptorList: Sendable {
     let interceptors: [any EventInterceptor]
-    init(_ interceptors: [any EventInterceptor]) { self.interceptors = interceptors }
+    private let removals: [_Removal]
+
+    init(_ entries: [(Int, any EventInterceptor, _Removal)]) {
+        interceptors = entries.map(\.1)
+        removals = entries.map(\.2)
+    }
+
+    /// Calls `body` with each interceptor of the list that has not been removed since.
+    func forEachInstalled(_ body: (any EventInterceptor) -> Void) {
+        for (interceptor, removal) in zip(interceptors, removals)
+        where !removal.isRemoved.load(ordering: .acquiring) {
+            body(interceptor)
+        }
+    }
 }

@@ -8,6 +8,13 @@ struct _TopologyCounts {
     /// Event types dispatched with no receiver, and how often.
     var unreceived: [String: Int] = [:]
 
+    /// Adds `other`'s counts to these.
+    mutating func merge(_ other: _TopologyCounts) {
+        publishes.merge(other.publishes, uniquingKeysWith: +)
+        deliveries.merge(other.deliveries, uniquingKeysWith: +)
+        unreceived.merge(other.unreceived, uniquingKeysWith: +)
+    }
+
     mutating func record(_ record: EventFlowRecord) {
         switch record {
         case .dispatch(let dispatch):

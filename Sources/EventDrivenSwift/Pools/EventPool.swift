@@ -14,7 +14,8 @@ import Dispatch
 /// ```
 ///
 /// The pool keeps itself and its threads running until ``stop(draining:)``; releasing the last
-/// reference to it also stops it, after its threads have handled what they accepted.
+/// reference to it also stops it, after its threads have handled what they accepted, as
+/// `stop(draining: true)` does.
 public final class EventPool<T: EventThread>: Sendable {
     /// The bus the pool's threads listen on.
     public let bus: EventBus
@@ -74,7 +75,13 @@ public final class EventPool<T: EventThread>: Sendable {
     ///
     /// - Parameter draining: `false` (the default) lets each thread finish the callback in
     ///   progress and discards the rest; `true` first handles everything the pool accepted.
-    /// - Returns: How many deliveries were discarded.
+    /// - Returns: How many deliveries were discarded: exactly what the stop adds to
+    ///   ``EventBusStatistics/discarded`` (0 when draining).
+    ///
+    /// An event on its way to the pool while it stops (dispatched concurrently, not yet accepted
+    /// by the pool) finds the pool gone from the bus: it is counted as
+    /// ``EventBusStatistics/undelivered``, as if it had been dispatched a moment later, and is
+    /// neither discarded nor in the returned count.
     ///
     /// Threads already retiring after a scale-down still handle what they had accepted, so no
     /// accepted event goes unaccounted for. Blocks until every thread, retiring ones included,

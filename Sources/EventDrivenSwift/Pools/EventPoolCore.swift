@@ -167,8 +167,10 @@ final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
         case .held:
             break
         case .stopped:
-            // The pool stopped between the bus's routing and its turn: its receiver is gone.
-            bus.counters.settle(.removed, envelope)
+            // The pool stopped between the bus's routing and its turn: it has left the bus, so
+            // the event found no receiver, as if dispatched a moment later. Not discarded: a
+            // pool discards only what it had accepted, which `stop` counts and returns.
+            bus.counters.settleNoReceiver(envelope)
         }
     }
 

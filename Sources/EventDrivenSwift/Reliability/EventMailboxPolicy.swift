@@ -17,6 +17,10 @@ public enum EventMailboxPolicy: Sendable, Hashable {
     case unbounded
     /// At most `capacity` events wait (not counting the batch the receiver is running); `whenFull`
     /// decides what happens to one more.
+    ///
+    /// - Precondition: `capacity >= 1`, checked when a thread of the class that declares the
+    ///   policy is made: a smaller capacity stops the process with "a bounded mailbox needs a
+    ///   capacity of at least 1".
     case bounded(capacity: Int, whenFull: EventOverflowPolicy)
 }
 

@@ -10,6 +10,12 @@ extension EventBus {
     /// every change, in the order the changes were made; subscribers that run on the setter's
     /// thread or in tasks may skip a value that a newer one overtook, but never see an older
     /// value after a newer one.
+    ///
+    /// A change is a dispatch like any other: while the bus is observed, interceptors see it
+    /// (``EventInterceptor/didDispatch(_:context:)``) and each of its deliveries, and the
+    /// `ServiceContext` current here is current around every subscriber's handler (see
+    /// ``propagatesServiceContext``). A new subscriber's first value carries the context of the
+    /// change that made it.
     /// - Returns: `true` if the value changed; `false` if it was equal, or the bus is shut down
     ///   (reported as ``EventDrivenError/busShutDown(bus:eventType:)``).
     @discardableResult
@@ -18,16 +24,31 @@ extension EventBus {
         defer { dispatches.leave() }
         guard lifecycle.isAccepting else {
             counters.rejected.add(1, ordering: .relaxed)
+            counters.observation.rejected(_StateChange(value: value, version: 0), metadata: stateMetadata, site: nil)
             report(.busShutDown(bus: label, eventType: state.description))
             return false
         }
-        let cell = stores.states.cell(for: state)
+        // The dispatch's record (its number, its service context) is made once the value is
+        // known to change, outside the lock: interceptors are user code.
+        var record: _DispatchAnnotation?? = nil
         // The value's `==` is user code: it runs outside the lock, against a version that the
-        // change then requires to be still current.
+        // change then requires to be still current. A cell retired meanwhile (see
+        // ``_StateStore``) sends the setter back to the store for the current one.
         while true {
-            let (current, version) = cell.withLock { ($0.value, $0.version) }
+            let cell = stores.states.cell(for: state)
+            let (current, version, retired) = cell.withLock { ($0.value, $0.version, $0.isRetired) }
+            if retired { continue }
             if current == value { return false }
-            guard let change = cell.withLock({ slot in commit(value, ifAt: version, to: &slot, of: state) }) else {
+            let annotation =
+                record
+                ?? counters.observation.annotationIfObserved(
+                    for: _StateChange(value: value, version: version + 1), stateMetadata)
+            record = annotation
+            guard
+                let change = cell.withLock({ slot in
+                    commit(value, annotation: annotation, ifAt: version, to: &slot, of: state)
+                })
+            else {
                 continue
             }
             _ = consume current
@@ -43,6 +64,7 @@ extension EventBus {
     /// are freed there too.
     private struct _CommittedChange<Value> {
         let replaced: Value?
+        let replacedAnnotation: _DispatchAnnotation?
         let route: _Route?
         let envelope: _EventEnvelope
         /// Subscribers that run on the setter's thread (synchronous): each setter serves its own.
@@ -53,14 +75,17 @@ extension EventBus {
 
     /// Makes `value` current if the state is still at `version`; `nil` if another change came first.
     private func commit<Value>(
-        _ value: Value, ifAt version: UInt64, to slot: inout _StateCell<Value>.Slot, of state: EventState<Value>
+        _ value: Value, annotation: _DispatchAnnotation?, ifAt version: UInt64,
+        to slot: inout _StateCell<Value>.Slot, of state: EventState<Value>
     ) -> _CommittedChange<Value>? {
-        guard slot.version == version else { return nil }
+        guard slot.version == version, !slot.isRetired else { return nil }
         let replaced = slot.value
+        let replacedAnnotation = slot.annotation
         slot.value = value
+        slot.annotation = annotation
         slot.version += 1
         let route = registry.withLock { $0.channels[state.identity] }
-        let envelope = stateEnvelope(value, version: slot.version)
+        let envelope = stateEnvelope(value, version: slot.version, annotation: annotation)
         var onSender: [_Subscription] = []
         var inOrder: [_Subscription] = []
         for subscription in route?.subscriptions ?? [] {
@@ -68,7 +93,8 @@ extension EventBus {
         }
         let publishes = !inOrder.isEmpty && slot.post(_StatePublication(envelope: envelope, subscriptions: inOrder))
         return _CommittedChange(
-            replaced: replaced, route: route, envelope: envelope, onSender: onSender, publishes: publishes)
+            replaced: replaced, replacedAnnotation: replacedAnnotation, route: route, envelope: envelope,
+            onSender: onSender, publishes: publishes)
     }
 
     /// The current value of `state` on this bus, or `nil` if it was never set; it does not
@@ -79,10 +105,15 @@ extension EventBus {
 
     /// Forgets the current value of `state` without notifying anyone: new subscribers get no
     /// first value, and the next `set` is a change whatever its value.
+    ///
+    /// A state that has neither a value nor a subscriber takes no memory on the bus: its key is
+    /// released.
     public func removeValue<Value>(of state: EventState<Value>) {
+        guard let cell = stores.states.existingCell(for: state) else { return }
         // The value is freed outside the lock: its `deinit` is user code.
-        let removed = stores.states.existingCell(for: state)?.withLock { slot in slot.value.take() }
+        let (removed, retired) = cell.takeValue(on: self, state.identity)
         _ = consume removed
+        if retired { stores.states.forget(cell, state.identity) }
     }
 
     // MARK: Subscribing
@@ -136,19 +167,34 @@ extension EventBus {
             interest: .custom(_EventFilter { change, _ in gate.admit((change as! _StateChange<Value>).version) }),
             channel: state.identity, registrar: registrar, handler: handler)
         prepare(subscription)
-        let cell = stores.states.cell(for: state)
         // Registering and queueing the current value under the state's lock puts the value
         // ahead of every later change in the outbox, and so in a serial subscriber's mailbox.
-        let (replay, publishes) = cell.withLock { slot -> (_EventEnvelope?, Bool) in
-            register(subscription)
-            guard let value = slot.value else { return (nil, false) }
-            let envelope = stateEnvelope(value, version: slot.version)
-            if subscription.target.runsOnSender { return (envelope, false) }
-            return (nil, slot.post(_StatePublication(envelope: envelope, subscriptions: [subscription])))
+        while true {
+            let cell = stores.states.cell(for: state)
+            let registered = cell.withLock { slot -> (replay: _EventEnvelope?, publishes: Bool)? in
+                if slot.isRetired { return nil }
+                register(subscription)
+                guard let value = slot.value else { return (nil, false) }
+                let envelope = stateEnvelope(value, version: slot.version, annotation: slot.annotation)
+                if subscription.target.runsOnSender { return (envelope, false) }
+                return (nil, slot.post(_StatePublication(envelope: envelope, subscriptions: [subscription])))
+            }
+            // Retired between the store and its lock: ask the store again.
+            guard let (replay, publishes) = registered else { continue }
+            if publishes { cell.publish() }
+            if let replay { subscription.send(replay) }
+            return subscription
         }
-        if publishes { cell.publish() }
-        if let replay { subscription.send(replay) }
-        return subscription
+    }
+
+    /// Forgets the state `subscription` watched if it has neither a value nor a subscriber any
+    /// more (see ``_StateStore``); nothing for a channel, which has no cell.
+    func forgetStateIfUnused(after subscription: _Subscription) {
+        // Once the bus stops accepting, its states go with it. Skipping then also keeps this off
+        // the one path that unregisters under a state's lock: a registration refused in
+        // `subscribeState` because the bus is shutting down.
+        guard lifecycle.isAccepting, let channel = subscription.channel else { return }
+        stores.states.forgetIfUnused(channel, on: self)
     }
 
     /// How many subscriptions `state` has on this bus.
@@ -156,10 +202,17 @@ extension EventBus {
         registry.withLock { $0.channels[state.identity]?.subscriptions.count ?? 0 }
     }
 
-    private func stateEnvelope<Value: Equatable & Sendable>(_ value: Value, version: UInt64) -> _EventEnvelope {
+    /// How a state's change is dispatched: queued, at normal priority, now.
+    private var stateMetadata: EventMetadata {
+        EventMetadata(priority: .normal, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil)
+    }
+
+    /// The envelope of one value of a state, with the record of the change that made it.
+    private func stateEnvelope<Value: Equatable & Sendable>(
+        _ value: Value, version: UInt64, annotation: _DispatchAnnotation?
+    ) -> _EventEnvelope {
         _EventEnvelope(
-            event: _StateChange(value: value, version: version),
-            metadata: EventMetadata(priority: .normal, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil),
-            sequence: 0)
+            event: _StateChange(value: value, version: version), metadata: stateMetadata, sequence: 0,
+            annotation: annotation)
     }
 }

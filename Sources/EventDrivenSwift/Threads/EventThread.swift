@@ -48,6 +48,9 @@ open class EventThread: ObservableClass, @unchecked Sendable {
 
     /// How many events may wait for threads of this class, and what happens when more arrive;
     /// ``EventMailboxPolicy/unbounded`` unless a subclass overrides it. See ``EventMailboxPolicy``.
+    ///
+    /// - Precondition: A ``EventMailboxPolicy/bounded(capacity:whenFull:)`` capacity of at least
+    ///   1, checked when each thread is made.
     open class var mailboxPolicy: EventMailboxPolicy { .unbounded }
 
     /// Creates a receiver whose callbacks run on the main queue instead of a thread of its own.

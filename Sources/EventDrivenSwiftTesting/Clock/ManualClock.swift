@@ -72,7 +72,8 @@ public final class ManualClock: Sendable {
     // MARK: Scheduling
 
     /// Dispatches `event` on `bus` when the clock reaches `time`, as `EventBus.schedule(_:at:)`
-    /// does on the real clock.
+    /// does on the real clock: the `ServiceContext` current here is current again around the
+    /// dispatch.
     ///
     /// A `time` the clock has already reached fires at the next ``advance(by:)`` (even by zero).
     /// - Returns: A handle that cancels the dispatch while it is pending.
@@ -82,14 +83,17 @@ public final class ManualClock: Sendable {
         priority: EventPriority = .normal
     ) -> Handle {
         let handle = Handle(dueTime: time)
+        let context = _CapturedServiceContext()
         let fire: @Sendable (UInt64) -> Bool = { [weak bus] waited in
             guard let bus, !bus.isShutDown else { return false }
             let firedAt = DispatchTime.now()
-            bus.dispatch(
-                event,
-                testingMetadata: EventMetadata(
-                    testingPriority: priority, method: method, dispatchTime: firedAt,
-                    scheduledTime: firedAt.earlier(by: waited)))
+            context.withContext {
+                bus.dispatch(
+                    event,
+                    testingMetadata: EventMetadata(
+                        testingPriority: priority, method: method, dispatchTime: firedAt,
+                        scheduledTime: firedAt.earlier(by: waited)))
+            }
             return true
         }
         state.withLock { state in

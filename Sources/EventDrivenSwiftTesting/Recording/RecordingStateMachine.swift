@@ -5,8 +5,10 @@
 /// outside its lock. `Waiter` is a continuation in the storage and a plain value in the tests.
 struct _RecordingStateMachine<Record, Waiter> {
     private(set) var records: [Record] = []
-    /// The index of the record the next call of `next` returns.
+    /// The index after every position ``reserveNext()`` has taken and not been given back.
     private(set) var cursor = 0
+    /// Positions below ``cursor`` whose wait failed, for the next calls of `next` to take first.
+    private var givenBack: Set<Int> = []
     private var waiters: [(id: UInt64, count: Int, waiter: Waiter)] = []
     /// Waits cancelled before they were registered (their task was cancelled meanwhile).
     private var cancelledEarly: Set<UInt64> = []
@@ -52,21 +54,30 @@ struct _RecordingStateMachine<Record, Waiter> {
         cancelledEarly.remove(id)
     }
 
-    /// Takes the position of the next record for `next`.
+    /// Takes the position of the next record for `next`: the lowest position given back, or
+    /// else the one after every position taken.
     mutating func reserveNext() -> Int {
+        if let lowest = givenBack.min() {
+            givenBack.remove(lowest)
+            return lowest
+        }
         defer { cursor += 1 }
         return cursor
     }
 
-    /// Gives back a position taken by ``reserveNext()`` whose wait failed, if it was the last one taken.
+    /// Gives back a position taken by ``reserveNext()`` whose wait failed, whichever order the
+    /// failed waits end in: the next call of `next` takes the lowest position given back.
     mutating func unreserve(_ index: Int) {
-        if cursor == index + 1 { cursor = index }
+        guard index < cursor else { return }
+        givenBack.insert(index)
+        while givenBack.remove(cursor - 1) != nil { cursor -= 1 }
     }
 
     /// Forgets every record; `next` starts again with the next record to arrive.
     mutating func removeAllRecords() {
         records.removeAll()
         cursor = 0
+        givenBack = []
     }
 }
 
