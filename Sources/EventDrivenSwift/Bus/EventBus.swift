@@ -173,9 +173,7 @@ public final class EventBus: Sendable {
     /// the route of `key`.
     @usableFromInline
     func route(_ event: any Eventable, key: ObjectIdentifier, metadata: EventMetadata, site: _DispatchSite) {
-        let annotation =
-            counters.observation.isAnnotating
-            ? counters.observation.annotation(for: event, metadata, site: site) : nil
+        let annotation = counters.observation.annotationIfObserved(for: event, metadata, site: site)
         dispatches.enter()
         defer { dispatches.leave() }
         let envelope = _EventEnvelope(event: event, metadata: metadata, annotation: annotation)
