@@ -82,10 +82,14 @@ extension _Mailbox {
         case .blockProducer(let timeout):
             // A handler dispatching to its own receiver would wait for itself: accept it over capacity.
             if _ReceiverContext.current?.mailbox === self {
-                let pushed = tryPush(
-                    node, link: nodes.slot(node).link, lane: lane, capacity: .max, eventType: eventType)
-                if case .refused = pushed { discard(node) }
-                return pushed == .pushed
+                switch tryPush(node, link: nodes.slot(node).link, lane: lane, capacity: .max) {
+                case .pushed(let wake):
+                    if wake { executor.wake(self, for: eventType) }
+                    return true
+                case .full, .refused:
+                    discard(node)
+                    return false
+                }
             }
             return waitForSpace(node, lane: lane, eventType: eventType, limit: limit, timeout: timeout)
         }
@@ -103,10 +107,9 @@ extension _Mailbox {
         limit.beginBlocking()
         defer { limit.endBlocking() }
         while true {
-            switch tryPush(
-                node, link: nodes.slot(node).link, lane: lane, capacity: limit.capacity, eventType: eventType)
-            {
-            case .pushed:
+            switch tryPush(node, link: nodes.slot(node).link, lane: lane, capacity: limit.capacity) {
+            case .pushed(let wake):
+                if wake { executor.wake(self, for: eventType) }
                 return true
             case .refused:
                 discard(node)

@@ -67,16 +67,19 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         guard let (node, link) = nodes.take(storing: .delivery(envelope, subscription)) else {
             return drop(envelope)  // every node index in use: 2³² − 1 deliveries pending
         }
-        switch tryPush(node, link: link, lane: lane, capacity: capacity, eventType: type(of: envelope.event)) {
-        case .pushed: return
+        switch tryPush(node, link: link, lane: lane, capacity: capacity) {
+        case .pushed(let wake):
+            // The event's type is looked up only for a wake: the main queue's watch names it.
+            if wake { executor.wake(self, for: type(of: envelope.event)) }
         case .full: _ = overflow(node, lane: lane, eventType: type(of: envelope.event))
         case .refused: discard(node)
         }
     }
 
-    /// What ``tryPush(_:link:lane:capacity:eventType:)`` did.
-    enum PushResult {
-        case pushed
+    /// What ``tryPush(_:link:lane:capacity:)`` did.
+    enum PushResult: Equatable {
+        /// Pushed; the drainer was idle and must be woken when `wake`.
+        case pushed(wake: Bool)
         /// Not pushed; the caller still owns the node.
         case full
         /// Not pushed: the mailbox is closed; the caller still owns the node.
@@ -84,12 +87,10 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     }
 
     /// Pushes `node` with one compare-and-exchange (again if another thread changed the word
-    /// first), and wakes the drainer if it was idle (for an event of `eventType`, which a main
-    /// queue that does not run names in its warning).
+    /// first); the caller wakes the drainer when the result says it was idle.
     @inline(__always)
     func tryPush(
-        _ node: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>, lane: UInt32, capacity: Int,
-        eventType: any Eventable.Type
+        _ node: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>, lane: UInt32, capacity: Int
     ) -> PushResult {
         var current = word.load(ordering: .relaxed)
         while true {
@@ -103,8 +104,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
                     current = seen
                     continue
                 }
-                if wake { executor.wake(self, for: eventType) }
-                return .pushed
+                return .pushed(wake: wake)
             case .full:
                 return .full
             case .refused:
