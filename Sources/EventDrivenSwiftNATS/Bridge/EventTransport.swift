@@ -42,12 +42,23 @@ public protocol TransportDelivery: Sendable {
     var payload: ByteBuffer { get }
     /// How often it has been delivered, this time included.
     var deliveryCount: Int { get }
+    /// Why its headers could not be decoded (the message is then dead-lettered), or `nil`.
+    var headerError: NATSError? { get }
+    /// Its header block as it arrived, when it could not be decoded.
+    var rawHeaders: ByteBuffer? { get }
     /// Handled.
     func ack() throws
     /// Not handled; deliver again after `delay`.
     func nak(delay: Duration?) throws
     /// Never deliver again.
     func term() throws
+}
+
+extension TransportDelivery {
+    /// Why its headers could not be decoded; `nil` (decoded) unless a transport says otherwise.
+    public var headerError: NATSError? { nil }
+    /// Its undecodable header block, when there is one; `nil` unless a transport says otherwise.
+    public var rawHeaders: ByteBuffer? { nil }
 }
 
 extension JetStreamMessage: TransportDelivery {}

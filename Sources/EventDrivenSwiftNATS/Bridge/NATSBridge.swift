@@ -32,6 +32,8 @@ public final class NATSBridge: Service, Sendable {
         var errorHandler: (@Sendable (NATSBridgeError) -> Void)?
         var deadLetterObservers: [Int: AsyncStream<NATSDeadLetter>.Continuation] = [:]
         var nextObserver = 0
+        /// What closed the connection for good while running.
+        var failure: NATSError?
     }
 
     /// The local bus.

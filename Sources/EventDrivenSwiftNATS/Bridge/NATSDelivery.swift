@@ -44,6 +44,8 @@ public struct NATSDeadLetter: Eventable, CustomStringConvertible {
     public var deliveryCount: Int
     /// Its body, unchanged.
     public var payload: ByteBuffer
+    /// Its header block as it arrived, when that could not be decoded (the reason says so).
+    public var rawHeaders: ByteBuffer?
 
     /// The event, id and reason on one line.
     public var description: String { "\(eventName) \(messageID ?? "-"): \(reason)" }

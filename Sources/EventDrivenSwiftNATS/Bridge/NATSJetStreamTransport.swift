@@ -51,7 +51,8 @@ public struct NATSJetStreamTransport: EventTransport {
             maxAckPending: consumers.maxAckPending,
             inactiveThreshold: group == nil ? Self.nanoseconds(consumers.broadcastInactiveThreshold) : nil)
         let name = try await jetStream.ensureConsumer(stream: stream.name, configuration)
-        return try JetStreamPullSubscription(jetStream: jetStream, stream: stream.name, consumer: name)
+        return try JetStreamPullSubscription(
+            jetStream: jetStream, stream: stream.name, consumer: name, capacity: consumers.maxHeld)
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {

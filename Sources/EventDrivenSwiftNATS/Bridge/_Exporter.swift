@@ -82,7 +82,9 @@ final class _Exporter: _NATSReplySink, Sendable {
                 (NATSHeaderName.event, entry.name), (NATSHeaderName.eventVersion, version),
                 (NATSHeaderName.source, source),
             ] {
-                headers += "\(name): \(value)\r\n"
+                // The source is configuration, the name and version registered: still, nothing
+                // that could split the frame is written.
+                headers += "\(name): \(_Importer.oneLine(value))\r\n"
             }
             self.fixedHeaders = Array(headers.utf8)
         }
@@ -125,9 +127,17 @@ final class _Exporter: _NATSReplySink, Sendable {
             completion?(.failure(failure))
             return
         }
+        let traceparent = NATSTraceContext.traceparent
+        if let traceparent, traceparent.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            let failure = NATSBridgeError.publishFailed(
+                messageID: messageIDs.string(id), event: entry.name, reason: "the traceparent holds a control byte")
+            counters.publishFailures.add(1, ordering: .relaxed)
+            report(failure)
+            completion?(.failure(failure))
+            return
+        }
         counters.exported.add(1, ordering: .relaxed)
-        let publish = _Publish(
-            template: template, body: body, id: id, traceparent: NATSTraceContext.traceparent, attempt: 1)
+        let publish = _Publish(template: template, body: body, id: id, traceparent: traceparent, attempt: 1)
         let key = state.withLockedValue { state in
             let key = state.nextKey
             state.nextKey &+= 1
@@ -165,7 +175,9 @@ final class _Exporter: _NATSReplySink, Sendable {
     private func attempt(_ publish: _Publish, key: UInt64) {
         do {
             if let client {
-                try client.request(sink: self, key: key, deadline: .now() + publishTimeout) { out, token in
+                try client.request(
+                    sink: self, key: key, subject: publish.template.subject, deadline: .now() + publishTimeout
+                ) { out, token in
                     publish.body.withUnsafeBytes { body in
                         NATSCommandEncoder.exportPublish(
                             subject: publish.template.subjectBytes, replyPrefix: client.replyPrefix, token: token,

@@ -123,6 +123,13 @@ final class _Importer: Sendable {
             guard !isStopping else { return }
             do {
                 try await consumer.fetch(batch: consumers.fetchBatch, expires: consumers.fetchExpiry)
+            } catch let error as NATSError {
+                if case .permissionViolation = error {
+                    logger.error("fetching \(entry.name): \(error)")
+                    try? await Task.sleep(for: .seconds(1))
+                } else {
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
             } catch {
                 try? await Task.sleep(for: .milliseconds(100))
             }
@@ -157,6 +164,11 @@ final class _Importer: Sendable {
     /// Decodes `delivery` and appends it to `accepted` (built in place, not passed through a
     /// `Result`), or returns why it goes to the dead letters.
     private func decode(_ delivery: any TransportDelivery, into accepted: inout [_Accepted]) -> _DeadLetterReason? {
+        if let headerError = delivery.headerError {
+            let name = String(
+                decoding: delivery.subject.utf8.dropFirst(configuration.prefix.utf8.count + 1), as: UTF8.self)
+            return _DeadLetterReason(name: name, text: "undecodable headers: \(headerError)")
+        }
         let headers = delivery.headers
         // The subject's last part only when the header is missing: it cost a string per event.
         let name =
@@ -204,7 +216,7 @@ final class _Importer: Sendable {
                 return
             }
             let delays = configuration.consumers.retryDelays
-            let delay = delays.isEmpty ? nil : delays[min(count - 1, delays.count - 1)]
+            let delay = delays.isEmpty ? nil : delays[min(max(count - 1, 0), delays.count - 1)]
             try item.delivery.nak(delay: delay)
             counters.retried.add(1, ordering: .relaxed)
         } catch {
@@ -220,11 +232,13 @@ final class _Importer: Sendable {
             counters.settleFailures.add(1, ordering: .relaxed)
         }
         let name = NATSEventRegistry.isValidName(reason.name) ? reason.name : "unknown"
-        var headers = delivery.headers
+        // Every value is made writable: the reason may quote a handler's error text, and the
+        // original's values came from the network.
+        var headers = NATSHeaders(delivery.headers.map { ($0.name, Self.oneLine($0.value)) })
         let messageID = headers[NATSHeaderName.messageID]
         headers[NATSHeaderName.messageID] = "deadletter-" + (messageID ?? UUID().uuidString)
-        headers[NATSHeaderName.error] = reason.text
-        if headers[NATSHeaderName.event] == nil { headers[NATSHeaderName.event] = reason.name }
+        headers[NATSHeaderName.error] = Self.oneLine(reason.text)
+        if headers[NATSHeaderName.event] == nil { headers[NATSHeaderName.event] = Self.oneLine(reason.name) }
         let logger = self.logger
         do {
             try transport.publish(
@@ -241,7 +255,19 @@ final class _Importer: Sendable {
         deadLetter(
             NATSDeadLetter(
                 messageID: messageID, eventName: reason.name, subject: delivery.subject, reason: reason.text,
-                deliveryCount: delivery.deliveryCount, payload: delivery.payload))
+                deliveryCount: delivery.deliveryCount, payload: delivery.payload, rawHeaders: delivery.rawHeaders))
+    }
+
+    /// `text` as one header value: CR, LF and other control bytes become spaces, and it is cut to
+    /// 1,024 bytes (on a character boundary).
+    static func oneLine(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(min(text.utf8.count, 1_024))
+        for scalar in text.unicodeScalars {
+            guard result.utf8.count + scalar.utf8.count <= 1_024 else { break }
+            result.unicodeScalars.append(scalar.value < 0x20 || scalar.value == 0x7F ? " " : scalar)
+        }
+        return result
     }
 }
 

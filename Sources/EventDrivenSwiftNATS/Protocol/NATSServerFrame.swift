@@ -26,6 +26,10 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
     public var authRequired: Bool
     /// Whether it runs JetStream.
     public var jetStream: Bool
+    /// The challenge an NKEY or JWT user signs, when the server sent one.
+    public var nonce: String?
+    /// Whether it accepts TLS without requiring it.
+    public var tlsAvailable: Bool
 
     enum CodingKeys: String, CodingKey {
         case serverID = "server_id"
@@ -34,6 +38,8 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
         case tlsRequired = "tls_required"
         case authRequired = "auth_required"
         case jetStream = "jetstream"
+        case nonce
+        case tlsAvailable = "tls_available"
     }
 
     /// Decodes an `INFO` body, with defaults for what a server may leave out.
@@ -46,5 +52,7 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
         tlsRequired = try values.decodeIfPresent(Bool.self, forKey: .tlsRequired) ?? false
         authRequired = try values.decodeIfPresent(Bool.self, forKey: .authRequired) ?? false
         jetStream = try values.decodeIfPresent(Bool.self, forKey: .jetStream) ?? false
+        nonce = try values.decodeIfPresent(String.self, forKey: .nonce)
+        tlsAvailable = try values.decodeIfPresent(Bool.self, forKey: .tlsAvailable) ?? false
     }
 }
