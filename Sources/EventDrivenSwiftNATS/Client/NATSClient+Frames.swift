@@ -94,9 +94,10 @@ extension NATSClient {
         let lowered = detail.lowercased()
         guard lowered.hasPrefix("permissions violation for ") else { return nil }
         let operation = lowered.contains("for publish") ? "publish to" : "subscribe to"
-        guard let open = detail.firstIndex(of: "\""), let close = detail.lastIndex(of: "\""), open < close else {
-            return nil
-        }
+        // The first quoted word: a queue group may follow in quotes of its own.
+        guard let open = detail.firstIndex(of: "\""),
+            let close = detail[detail.index(after: open)...].firstIndex(of: "\"")
+        else { return nil }
         return (operation, String(detail[detail.index(after: open)..<close]))
     }
 
