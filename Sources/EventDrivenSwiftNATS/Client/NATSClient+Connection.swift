@@ -5,8 +5,10 @@ import NIOSSL
 
 extension NATSClient {
     /// Connects to the first server that answers, then subscribes the request inbox.
-    /// - Throws: ``NATSError/authorizationFailed(_:)`` when the servers refused the credentials,
-    ///   else ``NATSError/connectFailed(_:)`` with the last server's error (never a credential).
+    /// - Throws: ``NATSError/authorizationFailed(_:)`` when the servers refused the credentials;
+    ///   the last server's ``NATSError/protocolError(_:)``, ``NATSError/tlsFailed(_:)`` or
+    ///   ``NATSError/serverError(_:)``; else ``NATSError/connectFailed(_:)`` with why no server
+    ///   answered. No error text holds a credential.
     public func connect() async throws {
         guard NATSCommandEncoder.isValidSubject(configuration.inboxPrefix, wildcards: false) else {
             throw NATSError.invalidArgument("inbox prefix \(configuration.inboxPrefix.debugDescription)")
@@ -118,7 +120,11 @@ extension NATSClient {
         if let refused, lastError as? NATSError == .authorizationFailed(refused) {
             throw NATSError.authorizationFailed(refused)
         }
-        throw NATSError.connectFailed("\(lastError)")
+        // What the last server did wrong, when it said or sent something; else why none answered.
+        switch lastError as? NATSError {
+        case .protocolError, .tlsFailed, .serverError: throw lastError
+        default: throw NATSError.connectFailed("\(lastError)")
+        }
     }
 
     private func openAnyConnection() async throws -> any Channel {

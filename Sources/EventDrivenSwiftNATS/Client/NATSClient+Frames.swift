@@ -110,8 +110,9 @@ extension NATSClient {
                 ? state.subscriptions.values.filter { $0.subject == subject }.compactMap(\.refused) : []
             return (refused, state.errorHandler)
         }
-        for subscription in refused { subscription(error) }
+        // The handler first: whoever sees a stream end can then find why.
         handler?(error)
+        for subscription in refused { subscription(error) }
     }
 
     /// A reply that reached the inbox subscription's handler (before the client knew the

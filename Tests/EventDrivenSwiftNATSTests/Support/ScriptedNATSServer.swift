@@ -26,7 +26,8 @@ final class ScriptedNATSServer: Sendable {
     }
 
     init(
-        tls: NIOSSLContext? = nil, greeting: @escaping @Sendable (_ connection: Int) -> String = { _ in plainInfo },
+        host: String = "127.0.0.1", tls: NIOSSLContext? = nil,
+        greeting: @escaping @Sendable (_ connection: Int) -> String = { _ in plainInfo },
         answer: @escaping Answer = { line, _ in line == "PING" ? "PONG\r\n" : nil }
     ) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -40,13 +41,22 @@ final class ScriptedNATSServer: Sendable {
                         Handler(state: state, greeting: greeting, answer: answer))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: host, port: 0).get()
         self.group = group
         self.channel = channel
         self.port = channel.localAddress?.port ?? 0
     }
 
     var url: String { "nats://127.0.0.1:\(port)" }
+
+    /// The subject of the first `SUB` line on connection `number` with the given prefix, and its sid.
+    func subscription(startingWith prefix: String, on number: Int = 1) -> (subject: String, sid: String)? {
+        for line in lines(of: number) where line.hasPrefix("SUB \(prefix)") {
+            let words = line.split(separator: " ")
+            return (String(words[1]), String(words[words.count - 1]))
+        }
+        return nil
+    }
 
     /// How many connections were opened so far.
     var connectionCount: Int { state.withLockedValue { $0.lines.count } }
