@@ -14,9 +14,27 @@ import Foundation
 #if FUZZING
     /// libFuzzer's entry point: one input.
     @_cdecl("LLVMFuzzerTestOneInput")
-    public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+        guard let data else { return 0 }
         NATSParserFuzzing.fuzz(UnsafeRawBufferPointer(start: data, count: size))
         return 0
+    }
+
+    /// libFuzzer's driver (`int LLVMFuzzerRunDriver(int *, char ***, int (*)(const uint8_t *, size_t))`).
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
+
+    /// The entry point under the name SwiftPM gives this executable's `main` on Linux (it links
+    /// `main` to it), handing over to libFuzzer's driver.
+    @_cdecl("NATSParserFuzzer_main")
+    public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        var argc = argc
+        var argv = argv
+        return runFuzzerDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) }
     }
 #else
     @main
