@@ -27,7 +27,8 @@ public final class JetStreamPullSubscription: Sendable {
     /// The stream and consumer it fetches from.
     public let stream: String, consumer: String
     private let jetStream: JetStream
-    private let inbox: String
+    /// Where its deliveries arrive.
+    let inbox: String
     private let state = NIOLockedValueBox(State())
     private let subscription = NIOLockedValueBox<NATSSubscription?>(nil)
 
