@@ -7,7 +7,7 @@ struct Options {
           NATSBridgeDemo produce --server nats://127.0.0.1:4222 --count N [--first-id K] [--window W]
           NATSBridgeDemo work --server nats://127.0.0.1:4222 (--group NAME | --broadcast)
                               [--fail] [--fail-first K] [--max-deliver M] [--retry-delay-ms D]
-                              [--ack-wait-ms A] [--handle-ms H]
+                              [--ack-wait-ms A] [--handle-ms H] [--max-held N]
         common: [--storage file|memory] [--prefix eds] [--stream EDS]
                 [--creds FILE | --nkey-seed-file FILE] [--tls-ca PEM] [--tls-cert PEM --tls-key PEM] [--tls-first]
         --server takes one URL or several separated by commas (nats://a:4222,nats://b:4222); credentials

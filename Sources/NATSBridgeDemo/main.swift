@@ -16,6 +16,8 @@ func bridgeConfiguration(_ options: Options) throws -> NATSBridgeConfiguration {
     configuration.storage = options.string("storage", "file") == "memory" ? .memory : .file
     configuration.consumers.maxDeliver = try options.int("max-deliver", 5)
     configuration.consumers.ackWait = .milliseconds(try options.int("ack-wait-ms", 30_000))
+    configuration.consumers.maxHeld = try options.int("max-held", configuration.consumers.maxHeld)
+    configuration.consumers.fetchBatch = min(configuration.consumers.fetchBatch, configuration.consumers.maxHeld)
     let retryDelay = try options.int("retry-delay-ms", 1_000)
     configuration.consumers.retryDelays = (0..<max(1, configuration.consumers.maxDeliver)).map {
         .milliseconds(retryDelay << min($0, 16))

@@ -28,6 +28,8 @@ public protocol TransportConsumer: Sendable {
     func nextDeliveries() async -> [any TransportDelivery]
     /// Whether the consumer must be opened again (the broker lost it).
     var isLost: Bool { get }
+    /// How many deliveries arrived and were not taken yet: they count in what the process holds.
+    var queued: Int { get }
     /// Stops taking deliveries.
     func finish()
 }
@@ -52,6 +54,8 @@ public protocol TransportDelivery: Sendable {
     func nak(delay: Duration?) throws
     /// Never deliver again.
     func term() throws
+    /// Still being handled: restart the ack wait.
+    func inProgress() throws
 }
 
 extension TransportDelivery {
@@ -59,9 +63,16 @@ extension TransportDelivery {
     public var headerError: NATSError? { nil }
     /// Its undecodable header block, when there is one; `nil` unless a transport says otherwise.
     public var rawHeaders: ByteBuffer? { nil }
+    /// Does nothing, for a transport without an ack wait to restart.
+    public func inProgress() throws {}
 }
 
 extension JetStreamMessage: TransportDelivery {}
+
+extension TransportConsumer {
+    /// None, unless a transport says otherwise.
+    public var queued: Int { 0 }
+}
 
 extension JetStreamPullSubscription: TransportConsumer {
     /// See ``TransportConsumer/nextDeliveries()``.

@@ -139,19 +139,22 @@ public final class NATSBridge: Service, Sendable {
     /// ``listen(_:mode:handler:)`` for retries and dead letters driven by a handler.
     public func importEvents<E: Eventable & Codable>(_ type: E.Type, mode: NATSImportMode) throws {
         let bus = self.bus
-        try addImporter(type, mode: mode) { accepted in
+        try addImporter(type, mode: mode) { batch in
             _ImportMarker.$isImporting.withValue(true) {
-                for item in accepted { bus.queue(item.event as! E) }
+                for item in batch.items { bus.queue(item.event as! E) }
             }
             await bus.drain()
-            return Array(repeating: nil, count: accepted.count)
+            for index in batch.items.indices { batch.finish(index, nil) }
         }
     }
 
     /// Runs `handler` on the bus for every imported event of `type`: one event at a time, in the
-    /// order they arrived (a bus async listener). The message is acknowledged when the handler
-    /// returns; when it throws, it is sent back (`-NAK`) with the configured delay and
-    /// redelivered, and on its last delivery terminated and dead-lettered.
+    /// order they arrived (a bus async listener). Each message is acknowledged as soon as its
+    /// handler returns; while a handler still runs at half the ack wait, the bridge tells the
+    /// server (`+WPI`) so that the message is not given to another process. When the handler
+    /// throws, the message is sent back (`-NAK`) with the configured delay and redelivered, and on
+    /// its last delivery dead-lettered, then terminated. Each call imports on its own: two
+    /// `listen`s of one type (a `.broadcast` and a `.group`, say) each see their own deliveries only.
     public func listen<E: Eventable & Codable>(
         _ type: E.Type, mode: NATSImportMode,
         handler: @escaping @Sendable (E, NATSDeliveryInfo) async throws -> Void
@@ -160,7 +163,10 @@ public final class NATSBridge: Service, Sendable {
         _ = try events.entry(for: type)
         _ = try Self.groupName(of: mode)
         let bus = self.bus
+        // Every listener of `_BridgedDelivery<E>` sees every one: the route keeps each to its own.
+        let route = _Route()
         bus.listenAsync(_BridgedDelivery<E>.self) { @Sendable delivery in
+            guard delivery.route === route else { return }
             do {
                 try await handler(delivery.event, delivery.info)
                 delivery.settlement.finish(nil)
@@ -169,19 +175,18 @@ public final class NATSBridge: Service, Sendable {
                 throw error
             }
         }
-        try addImporter(type, mode: mode) { accepted in
-            let batch = _BatchSettlement(count: accepted.count)
-            for index in accepted.indices {
-                let event = accepted[index].event as! E
+        try addImporter(type, mode: mode) { batch in
+            for index in batch.items.indices {
+                let item = batch.items[index]
                 bus.queue(
-                    _BridgedDelivery(event: event, info: accepted[index].info, settlement: batch.settlement(index)))
+                    _BridgedDelivery(
+                        event: item.event as! E, info: item.info, settlement: batch.settlement(index), route: route))
             }
-            return await batch.outcomes()
         }
     }
 
     private func addImporter<E: Eventable & Codable>(
-        _ type: E.Type, mode: NATSImportMode, settle: @escaping @Sendable ([_Accepted]) async -> [(any Error)?]
+        _ type: E.Type, mode: NATSImportMode, settle: @escaping @Sendable (_BatchSettlement) async -> Void
     ) throws {
         let entry = try events.entry(for: type)
         let group = try Self.groupName(of: mode)
@@ -254,4 +259,9 @@ struct _BridgedDelivery<E: Eventable>: Eventable {
     let event: E
     let info: NATSDeliveryInfo
     let settlement: _Settlement
+    /// The ``NATSBridge/listen(_:mode:handler:)`` call it belongs to.
+    let route: _Route
 }
+
+/// The identity of one ``NATSBridge/listen(_:mode:handler:)`` call.
+final class _Route: Sendable {}

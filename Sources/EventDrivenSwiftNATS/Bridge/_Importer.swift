@@ -9,17 +9,31 @@ struct _Accepted: Sendable {
     var delivery: any TransportDelivery
     var event: any Eventable
     var info: NATSDeliveryInfo
+    /// Its key among the importer's running deliveries.
+    var key: UInt64 = 0
 }
 
 /// Imports one event type: fetches from its consumer, decodes, hands the events to local
-/// handlers through `settle`, then acks, naks with backoff, or dead-letters each message.
+/// handlers through `settle`, then acks, naks with backoff, or dead-letters each message as soon
+/// as its own handler finished.
+///
+/// What the process holds, the consumer's queue included, stays within
+/// ``NATSBridgeConfiguration/Consumers/maxHeld``: a fetch asks only for the room left. A handler
+/// still running at half the ack wait has its message's ack wait restarted (`+WPI`), and again
+/// every half ack wait.
 final class _Importer: Sendable {
     private struct Held: Sendable {
+        /// Deliveries taken from the consumer and not yet concluded.
         var count = 0
         var waiter: CheckedContinuation<Void, Never>?
         var isStopping = false
         var isStopped = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Who waits for ``count`` to reach 0.
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The deliveries with local handlers, by key, and since when their ack wait runs.
+        var running: [UInt64: (delivery: any TransportDelivery, since: ContinuousClock.Instant)] = [:]
+        var nextKey: UInt64 = 0
     }
 
     let entry: NATSEventRegistry.Entry
@@ -29,15 +43,15 @@ final class _Importer: Sendable {
     private let counters: _BridgeCounters
     private let logger: Logger
     private let deadLetter: @Sendable (NATSDeadLetter) -> Void
-    /// Runs the local handlers of a batch; one outcome per event, `nil` for handled.
-    private let settle: @Sendable ([_Accepted]) async -> [(any Error)?]
+    /// Hands a batch to the local handlers, which finish each of its slots.
+    private let settle: @Sendable (_BatchSettlement) async -> Void
     private let held = NIOLockedValueBox(Held())
 
     init(
         entry: NATSEventRegistry.Entry, group: String?, transport: any EventTransport,
         configuration: NATSBridgeConfiguration, counters: _BridgeCounters, logger: Logger,
         deadLetter: @escaping @Sendable (NATSDeadLetter) -> Void,
-        settle: @escaping @Sendable ([_Accepted]) async -> [(any Error)?]
+        settle: @escaping @Sendable (_BatchSettlement) async -> Void
     ) {
         self.entry = entry
         self.group = group
@@ -81,8 +95,13 @@ final class _Importer: Sendable {
             isFirst = false
             await withTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { await self.process(consumer) }
+                tasks.addTask { await self.keepInProgress() }
                 await fetch(consumer)
                 consumer.finish()
+                await tasks.next()
+                // The handlers still running settle what they hold before the importer ends.
+                await self.waitUntilNothingHeld()
+                tasks.cancelAll()
             }
         }
     }
@@ -111,18 +130,26 @@ final class _Importer: Sendable {
 
     private func fetch(_ consumer: any TransportConsumer) async {
         let consumers = configuration.consumers
+        let maxHeld = max(1, consumers.maxHeld)
         while !isStopping, !consumer.isLost {
-            await withCheckedContinuation { continuation in
+            // The room left: what the process holds, queued deliveries included, stays within
+            // maxHeld. Nothing is asked for until a whole batch (or maxHeld) fits.
+            let wanted = min(consumers.fetchBatch, maxHeld)
+            var room = 0
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let mayFetch = held.withLockedValue { held -> Bool in
-                    if held.isStopping || held.count + consumers.fetchBatch <= consumers.maxHeld { return true }
+                    room = maxHeld - held.count - consumer.queued
+                    if held.isStopping || room >= wanted { return true }
                     held.waiter = continuation
                     return false
                 }
                 if mayFetch { continuation.resume() }
             }
             guard !isStopping else { return }
+            let size = min(consumers.fetchBatch, room)
+            guard size > 0 else { continue }
             do {
-                try await consumer.fetch(batch: consumers.fetchBatch, expires: consumers.fetchExpiry)
+                try await consumer.fetch(batch: size, expires: consumers.fetchExpiry)
             } catch let error as NATSError {
                 if case .permissionViolation = error {
                     logger.error("fetching \(entry.name): \(error)")
@@ -145,19 +172,76 @@ final class _Importer: Sendable {
             var accepted: [_Accepted] = []
             accepted.reserveCapacity(deliveries.count)
             for delivery in deliveries {
-                if let reason = decode(delivery, into: &accepted) { sendToDeadLetters(delivery, reason: reason) }
+                if let reason = decode(delivery, into: &accepted) {
+                    sendToDeadLetters(delivery, reason: reason) { self.release(nil) }
+                }
             }
-            if !accepted.isEmpty {
-                let outcomes = await settle(accepted)
-                // By index: `zip` copied every item (a dozen reference counts) only to read it.
-                for index in accepted.indices { conclude(accepted[index], outcomes[index]) }
+            guard !accepted.isEmpty else { continue }
+            let now = ContinuousClock.now
+            held.withLockedValue { held in
+                for index in accepted.indices {
+                    accepted[index].key = held.nextKey
+                    held.running[held.nextKey] = (accepted[index].delivery, now)
+                    held.nextKey &+= 1
+                }
             }
-            let waiter = held.withLockedValue { held in
-                held.count -= deliveries.count
-                defer { held.waiter = nil }
-                return held.waiter
+            let batch = _BatchSettlement(items: accepted) { [self] item, outcome in
+                conclude(item, outcome) { self.release(item.key) }
             }
-            waiter?.resume()
+            await settle(batch)
+        }
+    }
+
+    /// One delivery fewer held (and no longer running when it had a key); wakes the fetch loop.
+    private func release(_ key: UInt64?) {
+        let (waiter, drained) = held.withLockedValue { held in
+            held.count -= 1
+            if let key { held.running[key] = nil }
+            defer {
+                held.waiter = nil
+                if held.count == 0 { held.drainWaiters = [] }
+            }
+            return (held.waiter, held.count == 0 ? held.drainWaiters : [])
+        }
+        waiter?.resume()
+        for waiter in drained { waiter.resume() }
+    }
+
+    private func waitUntilNothingHeld() async {
+        await withCheckedContinuation { continuation in
+            let isEmpty = held.withLockedValue { held -> Bool in
+                if held.count == 0 { return true }
+                held.drainWaiters.append(continuation)
+                return false
+            }
+            if isEmpty { continuation.resume() }
+        }
+    }
+
+    /// Restarts the ack wait (`+WPI`) of every message whose handler has run for half the ack
+    /// wait, and again every half ack wait, until cancelled.
+    private func keepInProgress() async {
+        let half = configuration.consumers.ackWait / 2
+        let tick = max(half / 2, .milliseconds(10))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: tick)
+            let now = ContinuousClock.now
+            let due = held.withLockedValue { held -> [any TransportDelivery] in
+                var due: [any TransportDelivery] = []
+                for (key, entry) in held.running where now - entry.since >= half {
+                    due.append(entry.delivery)
+                    held.running[key]?.since = now
+                }
+                return due
+            }
+            for delivery in due {
+                do {
+                    try delivery.inProgress()
+                    counters.inProgress.add(1, ordering: .relaxed)
+                } catch {
+                    counters.settleFailures.add(1, ordering: .relaxed)
+                }
+            }
         }
     }
 
@@ -201,9 +285,12 @@ final class _Importer: Sendable {
         return nil
     }
 
-    private func conclude(_ item: _Accepted, _ outcome: (any Error)?) {
+    /// Settles `item` by its handler's outcome, then calls `done` (after the dead letter is
+    /// stored, for one that goes there).
+    private func conclude(_ item: _Accepted, _ outcome: (any Error)?, done: @escaping @Sendable () -> Void) {
         do {
             guard let error = outcome else {
+                defer { done() }
                 try item.delivery.ack()
                 counters.handled.add(1, ordering: .relaxed)
                 return
@@ -212,9 +299,11 @@ final class _Importer: Sendable {
             if count >= configuration.consumers.maxDeliver {
                 sendToDeadLetters(
                     item.delivery,
-                    reason: _DeadLetterReason(name: entry.name, text: "handler failed \(count) times: \(error)"))
+                    reason: _DeadLetterReason(name: entry.name, text: "handler failed \(count) times: \(error)"),
+                    done: done)
                 return
             }
+            defer { done() }
             let delays = configuration.consumers.retryDelays
             let delay = delays.isEmpty ? nil : delays[min(max(count - 1, 0), delays.count - 1)]
             try item.delivery.nak(delay: delay)
@@ -225,12 +314,13 @@ final class _Importer: Sendable {
         }
     }
 
-    private func sendToDeadLetters(_ delivery: any TransportDelivery, reason: _DeadLetterReason) {
-        do {
-            try delivery.term()
-        } catch {
-            counters.settleFailures.add(1, ordering: .relaxed)
-        }
+    /// Stores a copy of `delivery` on `<prefix>.deadletter.<name>` (its publish acknowledged,
+    /// retried with the same message id), and only then terminates it, reports it, and calls
+    /// `done`. A copy that cannot be stored after every attempt leaves the original
+    /// unterminated: sent back, so the broker keeps it, and the failure is logged and counted.
+    private func sendToDeadLetters(
+        _ delivery: any TransportDelivery, reason: _DeadLetterReason, done: @escaping @Sendable () -> Void
+    ) {
         let name = NATSEventRegistry.isValidName(reason.name) ? reason.name : "unknown"
         // Every value is made writable: the reason may quote a handler's error text, and the
         // original's values came from the network.
@@ -239,23 +329,56 @@ final class _Importer: Sendable {
         headers[NATSHeaderName.messageID] = "deadletter-" + (messageID ?? UUID().uuidString)
         headers[NATSHeaderName.error] = Self.oneLine(reason.text)
         if headers[NATSHeaderName.event] == nil { headers[NATSHeaderName.event] = Self.oneLine(reason.name) }
-        let logger = self.logger
+        storeDeadLetter(
+            delivery, subject: configuration.deadLetterSubject(for: name), headers: headers, attempt: 1
+        ) { [self] stored in
+            do {
+                if stored {
+                    try delivery.term()
+                } else {
+                    counters.settleFailures.add(1, ordering: .relaxed)
+                    logger.error("dead-letter copy of \(messageID ?? "-") not stored; the message stays on the broker")
+                    try delivery.nak(delay: configuration.consumers.retryDelays.last)
+                }
+            } catch {
+                counters.settleFailures.add(1, ordering: .relaxed)
+            }
+            counters.deadLettered.add(1, ordering: .relaxed)
+            deadLetter(
+                NATSDeadLetter(
+                    messageID: messageID, eventName: reason.name, subject: delivery.subject, reason: reason.text,
+                    deliveryCount: delivery.deliveryCount, payload: delivery.payload, rawHeaders: delivery.rawHeaders))
+            done()
+        }
+    }
+
+    /// Publishes the dead-letter copy until the broker acknowledges it or the attempts
+    /// (``NATSBridgeConfiguration/Consumers/publishAttempts``) run out, 100 ms × attempt apart.
+    private func storeDeadLetter(
+        _ delivery: any TransportDelivery, subject: String, headers: NATSHeaders, attempt: Int,
+        then: @escaping @Sendable (Bool) -> Void
+    ) {
+        let attempts = max(1, configuration.consumers.publishAttempts)
+        let retry: @Sendable (any Error) -> Void = { [self] error in
+            guard attempt < attempts else {
+                logger.warning("dead-letter copy not stored after \(attempt) attempts: \(error)")
+                return then(false)
+            }
+            Task {
+                try? await Task.sleep(for: .milliseconds(100 * attempt))
+                storeDeadLetter(delivery, subject: subject, headers: headers, attempt: attempt + 1, then: then)
+            }
+        }
         do {
-            try transport.publish(
-                subject: configuration.deadLetterSubject(for: name), headers: headers, body: delivery.payload
-            ) { result in
-                if case .failure(let error) = result {
-                    logger.error("dead-letter copy of \(messageID ?? "-") not stored: \(error)")
+            try transport.publish(subject: subject, headers: headers, body: delivery.payload) { result in
+                switch result {
+                case .success: then(true)
+                case .failure(let error): retry(error)
                 }
             }
         } catch {
-            logger.error("dead-letter copy of \(messageID ?? "-") not sent: \(error)")
+            retry(error)
         }
-        counters.deadLettered.add(1, ordering: .relaxed)
-        deadLetter(
-            NATSDeadLetter(
-                messageID: messageID, eventName: reason.name, subject: delivery.subject, reason: reason.text,
-                deliveryCount: delivery.deliveryCount, payload: delivery.payload, rawHeaders: delivery.rawHeaders))
     }
 
     /// `text` as one header value: CR, LF and other control bytes become spaces, and it is cut to

@@ -48,6 +48,9 @@ public final class JetStreamPullSubscription: Sendable {
         self.subscription.withLockedValue { $0 = subscription }
     }
 
+    /// Deliveries that arrived and were not taken yet.
+    public var queued: Int { state.withLockedValue { $0.queue.count } }
+
     /// Deliveries dropped: beyond ``capacity``, or without a readable ack subject.
     public var droppedDeliveries: Int { state.withLockedValue { $0.dropped } }
 

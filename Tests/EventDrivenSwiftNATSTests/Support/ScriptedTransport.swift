@@ -18,13 +18,17 @@ final class ScriptedTransport: EventTransport {
     struct Log: Sendable {
         var settlements: [String] = []
         var published: [(subject: String, headers: NATSHeaders, body: String)] = []
+        /// The headers of every publish attempt, failed ones included.
+        var publishAttempts: [NATSHeaders] = []
+        var failuresLeft = 0
     }
 
     let log: NIOLockedValueBox<Log>
     private let deliveries: [ScriptedDelivery]
 
-    init(_ specs: [Spec]) {
-        let log = NIOLockedValueBox(Log())
+    /// `failingPublishes`: how many publishes fail (no acknowledgement) before they succeed.
+    init(_ specs: [Spec], failingPublishes: Int = 0) {
+        let log = NIOLockedValueBox(Log(failuresLeft: failingPublishes))
         self.log = log
         deliveries = specs.enumerated().map { index, spec in
             ScriptedDelivery(
@@ -42,8 +46,16 @@ final class ScriptedTransport: EventTransport {
         completion: @escaping @Sendable (Result<Bool, any Error>) -> Void
     ) throws {
         try NATSClient.check(subject: subject, replyTo: nil, headers: headers)
-        log.withLockedValue { $0.published.append((subject, headers, String(buffer: body))) }
-        completion(.success(false))
+        let fails = log.withLockedValue { log -> Bool in
+            log.publishAttempts.append(headers)
+            guard log.failuresLeft == 0 else {
+                log.failuresLeft -= 1
+                return true
+            }
+            log.published.append((subject, headers, String(buffer: body)))
+            return false
+        }
+        completion(fails ? .failure(NATSError.timeout) : .success(false))
     }
 
     func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer {

@@ -1,0 +1,233 @@
+import EventDrivenSwift
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import Testing
+
+@testable import EventDrivenSwiftNATS
+
+/// What the server says about a consumer: messages delivered and not acknowledged, and
+/// redeliveries.
+struct ConsumerState: Decodable {
+    var ackPending: Int
+    var redelivered: Int
+
+    enum CodingKeys: String, CodingKey {
+        case ackPending = "num_ack_pending"
+        case redelivered = "num_redelivered"
+    }
+
+    static func read(_ client: NATSClient, stream: String = "EDS", consumer: String) async throws -> ConsumerState {
+        let reply = try await client.request(ByteBuffer(), to: "$JS.API.CONSUMER.INFO.\(stream).\(consumer)")
+        return try JSONDecoder().decode(ConsumerState.self, from: Data(reply.bytes))
+    }
+}
+
+/// A gate a handler waits at until the test opens it.
+final class Gate: Sendable {
+    private let state = NIOLockedValueBox<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLockedValue { state -> Bool in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLockedValue { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// At-least-once done right (SPEC X2, issue 28 §1): each message settled when its own handler is
+/// done, what a process holds bounded, `+WPI` for long handlers, importers kept apart, dead
+/// letters stored before the original is terminated.
+extension NATSServerTests {
+    func publish(_ orderIDs: ClosedRange<Int>, to server: NATSServerProcess) async throws {
+        let producer = try NATSBridge(bus: EventBus(), events: try registry(), server: server.url, logger: quietLogger)
+        let running = Task { try await producer.run() }
+        try await producer.waitUntilRunning()
+        for orderID in orderIDs {
+            try await producer.publishAndWait(OrderPlaced(orderID: orderID, customerID: 1, amount: 1))
+        }
+        producer.shutdown()
+        try await running.value
+    }
+
+    @Test("X2: each message is acknowledged when its own handler is done, not when its batch is")
+    func ackPerMessage() async throws {
+        try await withNATSServer { server in
+            try await publish(1...8, to: server)
+            var configuration = NATSBridgeConfiguration()
+            configuration.consumers.fetchBatch = 8
+            let bridge = try NATSBridge(
+                bus: EventBus(), events: try registry(), server: server.url, configuration: configuration,
+                logger: quietLogger)
+            let gate = Gate()
+            let handled = Collected<Int>()
+            try bridge.listen(OrderPlaced.self, mode: .group("acks")) { order, _ in
+                if order.orderID == 8 { await gate.wait() }
+                handled.append(order.orderID)
+            }
+            let running = Task { try await bridge.run() }
+            try await bridge.waitUntilRunning()
+            #expect(await poll(timeout: .seconds(10)) { handled.values.count == 7 })
+            let observer = try await connectedClient(server)
+            var pending = 0
+            // Seven handlers returned: seven acks, although the eighth of their batch still runs.
+            let settled = await pollAsync(timeout: .seconds(5)) {
+                pending = (try? await ConsumerState.read(observer, consumer: "acks_eds_orders_placed").ackPending) ?? -1
+                return pending == 1
+            }
+            #expect(settled, "\(pending) unacknowledged")
+            gate.open()
+            #expect(await poll(timeout: .seconds(10)) { handled.values.count == 8 })
+            bridge.shutdown()
+            try await running.value
+            await observer.close()
+        }
+    }
+
+    @Test("X2: what a process holds, fetched included, stays within maxHeld")
+    func maxHeldBoundsFetched() async throws {
+        try await withNATSServer { server in
+            try await publish(1...60, to: server)
+            var configuration = NATSBridgeConfiguration()
+            configuration.consumers.maxHeld = 8
+            configuration.consumers.fetchBatch = 4
+            configuration.consumers.fetchExpiry = .milliseconds(200)
+            let bridge = try NATSBridge(
+                bus: EventBus(), events: try registry(), server: server.url, configuration: configuration,
+                logger: quietLogger)
+            let gate = Gate()
+            let started = Collected<Int>()
+            try bridge.listen(OrderPlaced.self, mode: .group("held")) { order, _ in
+                started.append(order.orderID)
+                await gate.wait()
+            }
+            let running = Task { try await bridge.run() }
+            try await bridge.waitUntilRunning()
+            let observer = try await connectedClient(server)
+            #expect(await poll(timeout: .seconds(10)) { started.values.count == 1 })
+            // Every read during two seconds of fetch attempts: never more than maxHeld delivered.
+            var most = 0
+            let deadline = ContinuousClock.now + .seconds(2)
+            while ContinuousClock.now < deadline {
+                let state = try await ConsumerState.read(observer, consumer: "held_eds_orders_placed")
+                most = max(most, state.ackPending)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(most == 8, "the server had \(most) messages out to this process")
+            gate.open()
+            #expect(await poll(timeout: .seconds(20)) { started.values.count == 60 })
+            bridge.shutdown()
+            try await running.value
+            await observer.close()
+        }
+    }
+
+    @Test("X2: a handler still running at half the ack wait keeps its message (+WPI): no redelivery")
+    func workInProgress() async throws {
+        try await withNATSServer { server in
+            try await publish(1...1, to: server)
+            var configuration = NATSBridgeConfiguration()
+            configuration.consumers.ackWait = .seconds(2)
+            let bridge = try NATSBridge(
+                bus: EventBus(), events: try registry(), server: server.url, configuration: configuration,
+                logger: quietLogger)
+            let deliveries = Collected<Int>()
+            let gate = Gate()
+            try bridge.listen(OrderPlaced.self, mode: .group("slow")) { _, delivery in
+                deliveries.append(delivery.deliveryCount)
+                await gate.wait()
+            }
+            let running = Task { try await bridge.run() }
+            try await bridge.waitUntilRunning()
+            // Held for twice the ack wait, the message is still this handler's only.
+            #expect(await poll(timeout: .seconds(10)) { bridge.statistics.inProgress >= 3 })
+            gate.open()
+            let observer = try await connectedClient(server)
+            let acknowledged = await pollAsync(timeout: .seconds(5)) {
+                (try? await ConsumerState.read(observer, consumer: "slow_eds_orders_placed").ackPending) == 0
+            }
+            #expect(acknowledged)
+            let state = try await ConsumerState.read(observer, consumer: "slow_eds_orders_placed")
+            #expect(state.redelivered == 0 && deliveries.values == [1], "deliveries \(deliveries.values)")
+            bridge.shutdown()
+            try await running.value
+            await observer.close()
+        }
+    }
+
+    @Test("X2: two listens of one type, a broadcast and a group, each see their own deliveries once")
+    func listensKeptApart() async throws {
+        try await withNATSServer { server in
+            let bridge = try NATSBridge(
+                bus: EventBus(), events: try registry(), server: server.url, logger: quietLogger)
+            let broadcast = Collected<Int>()
+            let group = Collected<Int>()
+            try bridge.listen(OrderPlaced.self, mode: .broadcast) { order, _ in broadcast.append(order.orderID) }
+            try bridge.listen(OrderPlaced.self, mode: .group("apart")) { order, _ in group.append(order.orderID) }
+            let running = Task { try await bridge.run() }
+            try await bridge.waitUntilRunning()
+            try await publish(1...5, to: server)
+            #expect(await poll(timeout: .seconds(10)) { broadcast.values.count >= 5 && group.values.count >= 5 })
+            try await bridge.publishAndWait(OrderPlaced(orderID: 99, customerID: 0, amount: 0))
+            #expect(await poll(timeout: .seconds(10)) { broadcast.values.contains(99) && group.values.contains(99) })
+            #expect(broadcast.values.sorted() == [1, 2, 3, 4, 5, 99])
+            #expect(group.values.sorted() == [1, 2, 3, 4, 5, 99])
+            bridge.shutdown()
+            try await running.value
+        }
+    }
+}
+
+extension ImporterHostileTests {
+    @Test("X2: a dead letter is stored (acknowledged, retried with one id) before its original is terminated")
+    func deadLetterStoredFirst() async throws {
+        for failures in [2, 10] {
+            let transport = ScriptedTransport([.init()], failingPublishes: failures)
+            var configuration = NATSBridgeConfiguration()
+            configuration.consumers.maxDeliver = 1
+            configuration.consumers.publishAttempts = 4
+            let bridge = NATSBridge(
+                bus: EventBus(), events: try registry(), configuration: configuration, transport: transport,
+                logger: quietLogger)
+            try bridge.listen(OrderPlaced.self, mode: .group("g")) { _, _ in throw CancellationError() }
+            let running = Task { try await bridge.run() }
+            try await bridge.waitUntilRunning()
+            #expect(await poll(timeout: .seconds(10)) { !transport.log.withLockedValue { $0.settlements.isEmpty } })
+            let (settlements, attempts) = transport.log.withLockedValue { ($0.settlements, $0.publishAttempts) }
+            let ids = Set(attempts.map { $0[NATSHeaderName.messageID] ?? "" })
+            #expect(ids.count == 1)
+            if failures < 4 {
+                // Stored at the third attempt, then terminated.
+                #expect(attempts.count == 3 && settlements == ["term 0"], "\(settlements)")
+            } else {
+                // Never stored: the original stays on the broker.
+                #expect(attempts.count == 4 && settlements == ["nak 0"], "\(settlements)")
+            }
+            bridge.shutdown()
+            try await running.value
+        }
+    }
+}
+
+/// ``poll(timeout:_:)`` for an asynchronous condition.
+func pollAsync(timeout: Duration, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
