@@ -10,6 +10,12 @@ extension NATSClient {
     ///   ``NATSError/serverError(_:)``; else ``NATSError/connectFailed(_:)`` with why no server
     ///   answered. No error text holds a credential.
     public func connect() async throws {
+        state.withLockedValue { state in
+            if state.servers.isEmpty {
+                state.servers =
+                    configuration.randomizeServers ? configuration.servers.shuffled() : configuration.servers
+            }
+        }
         guard NATSCommandEncoder.isValidSubject(configuration.inboxPrefix, wildcards: false) else {
             throw NATSError.invalidArgument("inbox prefix \(configuration.inboxPrefix.debugDescription)")
         }
@@ -97,23 +103,27 @@ extension NATSClient {
             || lowered.contains("authentication revoked") || lowered.contains("authentication timeout")
     }
 
-    /// The first server that completes the handshake; else the credentials' refusal or the last
-    /// error. `refusals` (by server index) counts each server's identical refusals in a row.
-    private func openAnyConnection(refusals: inout [Int: (detail: String, count: Int)]) async throws -> any Channel {
+    /// The first server that completes the handshake, trying the server pool in order (the one
+    /// just lost last); else the credentials' refusal or the last error. `refusals` (by server)
+    /// counts each server's identical refusals in a row.
+    private func openAnyConnection(refusals: inout [String: (detail: String, count: Int)]) async throws -> any Channel {
         var lastError: any Error = NATSError.connectFailed("no server configured")
         var refused: String?
-        for (index, server) in configuration.servers.enumerated() {
+        let servers = state.withLockedValue { $0.serversToTry() }
+        for server in servers {
+            let key = server.absoluteString
             do {
                 let channel = try await openConnection(to: server)
                 refusals = [:]
+                state.withLockedValue { $0.currentServer = server }
                 return channel
             } catch NATSError.serverError(let detail) where Self.isAuthorizationError(detail) {
-                let previous = refusals[index]
-                refusals[index] = (detail, previous?.detail == detail ? previous!.count + 1 : 1)
+                let previous = refusals[key]
+                refusals[key] = (detail, previous?.detail == detail ? previous!.count + 1 : 1)
                 refused = detail
                 lastError = NATSError.authorizationFailed(detail)
             } catch {
-                refusals[index] = nil
+                refusals[key] = nil
                 lastError = error
             }
         }
@@ -128,7 +138,7 @@ extension NATSClient {
     }
 
     private func openAnyConnection() async throws -> any Channel {
-        var refusals: [Int: (detail: String, count: Int)] = [:]
+        var refusals: [String: (detail: String, count: Int)] = [:]
         return try await openAnyConnection(refusals: &refusals)
     }
 
@@ -166,7 +176,10 @@ extension NATSClient {
         do {
             let info = try await handshake.futureResult.get()
             timer.cancel()
-            state.withLockedValue { $0.serverInfo = info }
+            state.withLockedValue { state in
+                state.serverInfo = info
+                state.discover(info.connectURLs, from: server)
+            }
             return channel
         } catch {
             timer.cancel()
@@ -302,7 +315,7 @@ extension NATSClient {
         let policy = configuration.reconnect
         var delay = policy.initialDelay
         var attempts = 0
-        var refusals: [Int: (detail: String, count: Int)] = [:]
+        var refusals: [String: (detail: String, count: Int)] = [:]
         while !Task.isCancelled, !state.withLockedValue({ $0.isClosed }) {
             do {
                 let channel = try await openAnyConnection(refusals: &refusals)
@@ -326,7 +339,8 @@ extension NATSClient {
                 await close(because: .connectFailed("reconnection failed \(attempts) times"))
                 return
             }
-            try? await Task.sleep(for: delay)
+            // Jittered, so that clients that lost one server do not all come back at one instant.
+            try? await Task.sleep(for: policy.jittered(delay))
             delay = min(delay * 2, policy.maximumDelay)
         }
     }

@@ -8,6 +8,7 @@ extension NATSClient {
         case resume(CheckedContinuation<Void, any Error>)
         case serverError(String)
         case refused(_ClientState.PendingRequest, NATSError)
+        case moveAway(any Channel)
     }
 
     /// The frames of one read, in order. The lock is taken once for all of them: per message it
@@ -59,6 +60,9 @@ extension NATSClient {
                     }
                 case .info(let info):
                     state.serverInfo = info
+                    if let server = state.currentServer { state.discover(info.connectURLs, from: server) }
+                    // Lame-duck mode: the server is about to go; move before it does.
+                    if info.lameDuckMode, let channel = state.channel { steps.append(.moveAway(channel)) }
                 case .ok, .ping:
                     break
                 }
@@ -84,6 +88,10 @@ extension NATSClient {
                 logger.error("NATS server error: \(detail)")
             case .refused(let request, let error):
                 request.complete(.failure(error))
+            case .moveAway(let channel):
+                counters.lameDuckMoves.add(1, ordering: .relaxed)
+                logger.warning("NATS server in lame-duck mode; moving to another server")
+                channel.close(promise: nil)
             }
         }
     }

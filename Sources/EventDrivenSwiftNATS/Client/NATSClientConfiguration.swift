@@ -70,15 +70,30 @@ public struct NATSClientConfiguration: Sendable {
         public var maximumDelay: Duration = .seconds(2)
         /// How many attempts in a row before the client gives up and closes; `nil` for no limit.
         public var maximumAttempts: Int? = nil
+        /// The share of each wait that is random: the wait is between `(1 - jitter) × delay` and
+        /// the delay, so that the clients of a restarted server do not all come back at one
+        /// instant. 0.5 by default; 0 for none.
+        public var jitter = 0.5
 
-        /// The defaults: 20 ms doubling up to 2 s, forever.
+        /// The defaults: 20 ms doubling up to 2 s, jittered by half, forever.
         public init() {}
+
+        /// `delay` less a random share of up to ``jitter``.
+        func jittered(_ delay: Duration) -> Duration {
+            let share = min(max(jitter, 0), 1)
+            guard share > 0 else { return delay }
+            return delay * (1 - Double.random(in: 0...share))
+        }
     }
 
-    /// The servers to try, in order (`nats://host:port`, `tls://host:port`, IPv6 literals in
-    /// brackets, with `user:pass@` or `token@` when the server needs credentials: those are
-    /// sent to that server only).
+    /// The servers to try (`nats://host:port`, `tls://host:port`, IPv6 literals in brackets,
+    /// with `user:pass@` or `token@` when the server needs credentials: those are sent to that
+    /// server only). The servers a cluster announces (`connect_urls`) are added as they come,
+    /// with the credentials of the server that announced them.
     public var servers: [URL]
+    /// Whether the client tries ``servers`` in random order (once shuffled, then in turn), so
+    /// that clients given the same list spread over the cluster. On by default.
+    public var randomizeServers = true
     /// The subject prefix of this client's request inbox, `_INBOX` by default: replies arrive on
     /// `<inboxPrefix>.<22 random characters>.<random token>`. Set it to what the user's
     /// permissions allow (`_INBOX_orders`, say, with `sub` and `pub allow_responses` for

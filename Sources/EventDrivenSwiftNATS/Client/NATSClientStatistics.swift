@@ -30,6 +30,9 @@ public struct NATSClientStatistics: Sendable, Equatable {
     public var messagesDropped = 0
     /// `Permissions Violation` errors from the server (also counted in ``serverErrors``).
     public var permissionViolations = 0
+    /// Connections left because their server announced lame-duck mode (also counted in
+    /// ``disconnects``).
+    public var lameDuckMoves = 0
 }
 
 /// The live counters behind ``NATSClientStatistics``: relaxed atomics, read without a lock.
@@ -47,6 +50,7 @@ final class _NATSClientCounters: Sendable {
     let messagesWithoutSubscription = Atomic<Int>(0)
     let messagesDropped = Atomic<Int>(0)
     let permissionViolations = Atomic<Int>(0)
+    let lameDuckMoves = Atomic<Int>(0)
 
     var snapshot: NATSClientStatistics {
         NATSClientStatistics(
@@ -62,6 +66,7 @@ final class _NATSClientCounters: Sendable {
             requestsLost: requestsLost.load(ordering: .relaxed),
             messagesWithoutSubscription: messagesWithoutSubscription.load(ordering: .relaxed),
             messagesDropped: messagesDropped.load(ordering: .relaxed),
-            permissionViolations: permissionViolations.load(ordering: .relaxed))
+            permissionViolations: permissionViolations.load(ordering: .relaxed),
+            lameDuckMoves: lameDuckMoves.load(ordering: .relaxed))
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// Everything a ``NATSClient`` changes over time, kept in one value behind the client's lock.
@@ -59,12 +60,42 @@ struct _ClientState: Sendable {
     var serverInfo: NATSServerInfo?
     var sweeper: RepeatedTask?
     var reconnectTask: Task<Void, Never>?
+    /// The servers to connect to: the configured ones (shuffled unless told not to), then those
+    /// the servers announced (`connect_urls`).
+    var servers: [URL] = []
+    /// The server of the current (or last) connection.
+    var currentServer: URL?
     /// Why the client closed by itself, if it did.
     var closeReason: NATSError?
     /// Receives errors that belong to no call (a refused plain publish or subscription).
     var errorHandler: (@Sendable (NATSError) -> Void)?
     /// Called once the client is closed.
     var closeHandlers: [@Sendable (NATSError?) -> Void] = []
+
+    /// The servers in the order to try them: the current one last.
+    func serversToTry() -> [URL] {
+        guard let current = currentServer, let index = servers.firstIndex(of: current) else { return servers }
+        return Array(servers[(index + 1)...] + servers[...index])
+    }
+
+    /// Adds the servers of a cluster's `connect_urls` (`host:port`) that the pool lacks, with the
+    /// scheme and credentials of `server`, which announced them (a cluster shares its logins).
+    mutating func discover(_ urls: [String], from server: URL) {
+        for entry in urls.prefix(64) {
+            guard var parts = URLComponents(string: "\(server.scheme ?? "nats")://\(entry)"), parts.host != nil else {
+                continue
+            }
+            let known = servers.contains {
+                NATSClientConfiguration.hostAndPort($0) == (
+                    parts.host!.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), parts.port ?? 4222
+                )
+            }
+            guard !known else { continue }
+            parts.user = server.user
+            parts.password = server.password
+            if let url = parts.url { servers.append(url) }
+        }
+    }
 
     /// A reply token no one can guess (a random 64-bit number) that no pending request uses.
     mutating func newToken() -> UInt64 {

@@ -30,6 +30,10 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
     public var nonce: String?
     /// Whether it accepts TLS without requiring it.
     public var tlsAvailable: Bool
+    /// The other servers of its cluster that clients may connect to (`host:port`).
+    public var connectURLs: [String]
+    /// Whether it is in lame-duck mode: about to shut down, clients should move.
+    public var lameDuckMode: Bool
 
     enum CodingKeys: String, CodingKey {
         case serverID = "server_id"
@@ -40,6 +44,8 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
         case jetStream = "jetstream"
         case nonce
         case tlsAvailable = "tls_available"
+        case connectURLs = "connect_urls"
+        case lameDuckMode = "ldm"
     }
 
     /// Decodes an `INFO` body, with defaults for what a server may leave out.
@@ -54,5 +60,7 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
         jetStream = try values.decodeIfPresent(Bool.self, forKey: .jetStream) ?? false
         nonce = try values.decodeIfPresent(String.self, forKey: .nonce)
         tlsAvailable = try values.decodeIfPresent(Bool.self, forKey: .tlsAvailable) ?? false
+        connectURLs = try values.decodeIfPresent([String].self, forKey: .connectURLs) ?? []
+        lameDuckMode = try values.decodeIfPresent(Bool.self, forKey: .lameDuckMode) ?? false
     }
 }
