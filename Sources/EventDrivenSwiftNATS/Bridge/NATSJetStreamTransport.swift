@@ -12,19 +12,35 @@ public struct NATSJetStreamTransport: EventTransport {
     public let stream: JetStreamStreamConfiguration
     /// How consumers are made.
     public let consumers: NATSBridgeConfiguration.Consumers
+    /// The dead letters' own stream, when they have one.
+    public let deadLetterStream: JetStreamStreamConfiguration?
 
-    /// A transport over `client` for the bridge configuration's stream and consumers.
+    /// A transport over `client` for the bridge configuration's streams, consumers and JetStream
+    /// API prefix (or domain).
     public init(client: NATSClient, configuration: NATSBridgeConfiguration) {
         self.client = client
-        self.jetStream = JetStream(client: client)
+        var jetStream = JetStream(client: client)
+        jetStream.apiPrefix = configuration.apiPrefix
+        self.jetStream = jetStream
         self.stream = configuration.streamConfiguration
+        self.deadLetterStream = configuration.deadLetterStreamConfiguration
         self.consumers = configuration.consumers
     }
 
-    /// Connects and creates or checks the stream.
+    /// Connects and creates or checks the streams.
+    /// - Throws: ``NATSBridgeError/configurationMismatch(_:)`` also for a dead-letter stream
+    ///   whose subjects lie inside the events' stream.
     public func start() async throws {
         if !client.isConnected { try await client.connect() }
         try await jetStream.ensureStream(stream)
+        if let deadLetterStream {
+            let eventsPrefix = String(stream.subjects.first?.dropLast(1) ?? "")
+            if deadLetterStream.subjects.contains(where: { $0.hasPrefix(eventsPrefix) }) {
+                throw NATSBridgeError.configurationMismatch(
+                    "dead-letter subjects \(deadLetterStream.subjects) lie inside the events' \(stream.subjects)")
+            }
+            try await jetStream.ensureStream(deadLetterStream)
+        }
     }
 
     /// Flushes and closes the client.

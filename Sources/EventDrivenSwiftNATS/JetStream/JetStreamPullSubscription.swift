@@ -22,6 +22,11 @@ public final class JetStreamPullSubscription: Sendable {
         var consumerGone = false
         var dropped = 0
         var refusal: NATSError?
+        /// When the server last sent anything for a fetch (a message or a heartbeat).
+        var lastActivity = NIODeadline.now()
+        var missedHeartbeats = 0
+        /// Fetches refused in a row (status 409).
+        var conflicts = 0
     }
 
     /// The stream and consumer it fetches from.
@@ -62,8 +67,18 @@ public final class JetStreamPullSubscription: Sendable {
     /// arrive.
     /// - Throws: ``NATSError/permissionViolation(operation:subject:)`` once the server refused
     ///   the inbox's subscription, and what publishing the request throws.
+    ///
+    /// The request asks the server for idle heartbeats every quarter of `expires`: two missed in
+    /// a row end the fetch as lost (the server or the route to it is gone), long before
+    /// `expires`. After the server refused a fetch (status 409: too many waiting requests, a
+    /// batch too large), the next one waits first, 100 ms doubling up to 2 s while it keeps
+    /// refusing.
     public func fetch(batch: Int, expires: Duration) async throws {
         let nanoseconds = expires.components.seconds * 1_000_000_000 + expires.components.attoseconds / 1_000_000_000
+        let conflicts = state.withLockedValue { $0.conflicts }
+        if conflicts > 0 {
+            try? await Task.sleep(for: min(.milliseconds(100) * (1 << min(conflicts - 1, 5)), .seconds(2)))
+        }
         let capacity = self.capacity
         let batch = state.withLockedValue { state in
             let batch = min(batch, capacity - state.queue.count)
@@ -73,13 +88,27 @@ public final class JetStreamPullSubscription: Sendable {
         }
         if let refusal = state.withLockedValue({ $0.refusal }) { throw refusal }
         guard batch > 0 else { return }
-        let body = "{\"batch\":\(batch),\"expires\":\(nanoseconds)}"
+        let heartbeat = max(nanoseconds / 4, 1_000_000)
+        let body = "{\"batch\":\(batch),\"expires\":\(nanoseconds),\"idle_heartbeat\":\(heartbeat)}"
+        state.withLockedValue { $0.lastActivity = .now() }
         try jetStream.client.publish(
             ByteBuffer(string: body), to: "\(jetStream.apiPrefix).CONSUMER.MSG.NEXT.\(stream).\(consumer)",
             replyTo: inbox)
-        let timer = jetStream.client.group.next().scheduleTask(
-            in: .nanoseconds(nanoseconds) + .milliseconds(500)
-        ) { [weak self] in self?.endFetch() }
+        let loop = jetStream.client.group.next()
+        let timer = loop.scheduleTask(in: .nanoseconds(nanoseconds) + .milliseconds(500)) { [weak self] in
+            self?.endFetch()
+        }
+        let watchdog = loop.scheduleRepeatedTask(
+            initialDelay: .nanoseconds(heartbeat), delay: .nanoseconds(heartbeat)
+        ) { [weak self] _ in
+            guard let self else { return }
+            let missed = self.state.withLockedValue { state -> Bool in
+                guard NIODeadline.now() - state.lastActivity > .nanoseconds(2 * heartbeat) else { return false }
+                state.missedHeartbeats += 1
+                return true
+            }
+            if missed { self.endFetch() }
+        }
         await withCheckedContinuation { continuation in
             let isOver = state.withLockedValue { state -> Bool in
                 if state.expected <= 0 || state.isFinished { return true }
@@ -89,7 +118,11 @@ public final class JetStreamPullSubscription: Sendable {
             if isOver { continuation.resume() }
         }
         timer.cancel()
+        watchdog.cancel()
     }
+
+    /// Fetches ended because the server's idle heartbeats stopped.
+    public var missedHeartbeats: Int { state.withLockedValue { $0.missedHeartbeats } }
 
     /// Every message that has arrived and not been taken yet; waits while there is none. Empty
     /// once the subscription is finished.
@@ -135,13 +168,17 @@ public final class JetStreamPullSubscription: Sendable {
     }
 
     private func received(_ message: NATSMessage) {
+        state.withLockedValue { $0.lastActivity = .now() }
         if let status = message.headers.status {
             // 100: heartbeat. 404/408: nothing (more) to deliver in time. 409: the fetch was
             // refused or the consumer deleted. 503: no one serves the consumer's subject.
             guard status != 100 else { return }
             let gone =
                 status == 503 || (status == 409 && (message.headers.statusDescription ?? "").contains("Deleted"))
-            if gone { state.withLockedValue { $0.consumerGone = true } }
+            state.withLockedValue { state in
+                if gone { state.consumerGone = true }
+                if status == 409, !gone { state.conflicts += 1 } else { state.conflicts = 0 }
+            }
             endFetch()
             return
         }
@@ -154,6 +191,7 @@ public final class JetStreamPullSubscription: Sendable {
         let (queueWaiter, fetchWaiter) = state.withLockedValue {
             state -> (CheckedContinuation<[JetStreamMessage], Never>?, CheckedContinuation<Void, Never>?) in
             state.expected -= 1
+            state.conflicts = 0
             var fetchWaiter: CheckedContinuation<Void, Never>?
             if state.expected <= 0 {
                 fetchWaiter = state.fetchWaiter
