@@ -78,7 +78,9 @@ public struct JetStream: Sendable {
         guard differences.isEmpty else {
             throw NATSBridgeError.configurationMismatch("stream \(wanted.name): " + differences.joined(separator: "; "))
         }
-        if existing.replicas != wanted.replicas || existing.maxAge != wanted.maxAge || existing.maxBytes != wanted.maxBytes {
+        if existing.replicas != wanted.replicas || existing.maxAge != wanted.maxAge
+            || existing.maxBytes != wanted.maxBytes
+        {
             var update = wanted
             update.subjects = existing.subjects
             try await updateStream(update)
