@@ -48,7 +48,9 @@ extension NATSServerTests {
             let decoded = try JSONDecoder().decode(OrderPlaced.self, from: Data(first[0].payload.readableBytesView))
             #expect(decoded == OrderPlaced(orderID: 1, customerID: 2, amount: 3))
             #expect(
-                first[0].headers.fields.map(\.name) == ["Nats-Msg-Id", "Eds-Event", "Eds-Event-Version", "Eds-Source"])
+                first[0].headers.fields.map(\.name) == [
+                    "Nats-Msg-Id", "Eds-Event", "Eds-Event-Version", "Eds-Source", "Content-Type", "Eds-Format",
+                ])
             #expect(first[0].headers[NATSHeaderName.source] == configuration.source)
             #expect(bridge.statistics.acknowledged == 1 && bridge.statistics.publishRetries == 1)
 
@@ -114,7 +116,8 @@ struct TransportPublishTests {
         #expect(try JSONDecoder().decode(OrderPlaced.self, from: Data(attempts[0].body)) == order)
         #expect(
             attempts[0].headers.fields.map(\.name) == [
-                "Nats-Msg-Id", "Eds-Event", "Eds-Event-Version", "Eds-Source", "traceparent",
+                "Nats-Msg-Id", "Eds-Event", "Eds-Event-Version", "Eds-Source", "Content-Type", "Eds-Format",
+                "traceparent",
             ])
         #expect(bridge.statistics.acknowledged == 1 && bridge.statistics.publishRetries == 1)
     }

@@ -48,6 +48,9 @@ public protocol TransportDelivery: Sendable {
     var headerError: NATSError? { get }
     /// Its header block as it arrived, when it could not be decoded.
     var rawHeaders: ByteBuffer? { get }
+    /// An id that is the same on every delivery of the message, for one published without
+    /// `Nats-Msg-Id` (for JetStream, `<stream>:<sequence>`).
+    var stableID: String { get }
     /// Handled.
     func ack() throws
     /// Not handled; deliver again after `delay`.
@@ -65,6 +68,8 @@ extension TransportDelivery {
     public var rawHeaders: ByteBuffer? { nil }
     /// Does nothing, for a transport without an ack wait to restart.
     public func inProgress() throws {}
+    /// An id for a message that came without `Nats-Msg-Id`; empty unless a transport says otherwise.
+    public var stableID: String { "" }
 }
 
 extension JetStreamMessage: TransportDelivery {}

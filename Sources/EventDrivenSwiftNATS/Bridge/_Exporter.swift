@@ -68,7 +68,8 @@ final class _Exporter: _NATSReplySink, Sendable {
         let version: String
         let source: String
         let subjectBytes: [UInt8]
-        /// `Eds-Event: …`, `Eds-Event-Version: …`, `Eds-Source: …`, each with its CRLF.
+        /// `Eds-Event: …`, `Eds-Event-Version: …`, `Eds-Source: …`, `Content-Type: application/json`,
+        /// `Eds-Format: 1`, each with its CRLF.
         let fixedHeaders: [UInt8]
 
         init(entry: NATSEventRegistry.Entry, subject: String, source: String) {
@@ -80,7 +81,8 @@ final class _Exporter: _NATSReplySink, Sendable {
             var headers = ""
             for (name, value) in [
                 (NATSHeaderName.event, entry.name), (NATSHeaderName.eventVersion, version),
-                (NATSHeaderName.source, source),
+                (NATSHeaderName.source, source), (NATSHeaderName.contentType, "application/json"),
+                (NATSHeaderName.format, NATSHeaderName.currentFormat),
             ] {
                 // The source is configuration, the name and version registered: still, nothing
                 // that could split the frame is written.
@@ -192,6 +194,8 @@ final class _Exporter: _NATSReplySink, Sendable {
                 headers.append(NATSHeaderName.event, publish.template.entry.name)
                 headers.append(NATSHeaderName.eventVersion, publish.template.version)
                 headers.append(NATSHeaderName.source, publish.template.source)
+                headers.append(NATSHeaderName.contentType, "application/json")
+                headers.append(NATSHeaderName.format, NATSHeaderName.currentFormat)
                 if let traceparent = publish.traceparent {
                     headers.append(NATSHeaderName.traceparent, traceparent)
                 }

@@ -261,24 +261,37 @@ final class _Importer: Sendable {
         guard name == entry.name else {
             return _DeadLetterReason(name: name, text: "unknown event name '\(name)' on \(delivery.subject)")
         }
-        if let version = headers[NATSHeaderName.eventVersion], Int(version) != entry.version {
+        if let format = headers[NATSHeaderName.format], format != NATSHeaderName.currentFormat {
             return _DeadLetterReason(
-                name: name, text: "unsupported version \(version) of \(name) (registered: \(entry.version))")
+                name: name,
+                text: "unsupported wire format \(format) (this bridge writes and reads \(NATSHeaderName.currentFormat))"
+            )
+        }
+        // The current version's decoder, or an older version's (a publisher not yet upgraded).
+        var decode = entry.decode
+        if let text = headers[NATSHeaderName.eventVersion], let version = Int(text), version != entry.version {
+            guard let older = entry.olderDecoder(version) else {
+                return _DeadLetterReason(
+                    name: name, text: "unsupported version \(version) of \(name) (registered: \(entry.version))")
+            }
+            decode = older
+        } else if let text = headers[NATSHeaderName.eventVersion], Int(text) == nil {
+            return _DeadLetterReason(name: name, text: "unreadable version of \(name)")
         }
         let event: any Eventable
         do {
             // Decoded where the body lies: copying it into a `Data` first was an allocation and
             // a copy per event. The `Data` does not outlive the call.
             event = try delivery.payload.withUnsafeReadableBytes { bytes in
-                guard let base = bytes.baseAddress, !bytes.isEmpty else { return try entry.decode(Data()) }
-                return try entry.decode(
+                guard let base = bytes.baseAddress, !bytes.isEmpty else { return try decode(Data()) }
+                return try decode(
                     Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
             }
         } catch {
             return _DeadLetterReason(name: name, text: "undecodable body for \(name): \(error)")
         }
         let info = NATSDeliveryInfo(
-            messageID: headers[NATSHeaderName.messageID] ?? "", subject: delivery.subject,
+            messageID: headers[NATSHeaderName.messageID] ?? delivery.stableID, subject: delivery.subject,
             deliveryCount: delivery.deliveryCount, source: headers[NATSHeaderName.source],
             traceparent: headers[NATSHeaderName.traceparent], headers: headers)
         accepted.append(_Accepted(delivery: delivery, event: event, info: info))

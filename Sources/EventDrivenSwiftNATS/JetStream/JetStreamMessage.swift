@@ -77,6 +77,15 @@ public struct JetStreamMessage: Sendable {
     public var headers: NATSHeaders { message.headers }
     /// Its body.
     public var payload: ByteBuffer { message.payload }
+    /// `<stream>:<sequence>`: the same on every delivery, an id for a message published without
+    /// `Nats-Msg-Id`.
+    public var stableID: String {
+        // The stream is the ack subject's third token (the fifth in the form with a domain and account hash).
+        let tokens = (message.replyTo ?? "").split(separator: ".", omittingEmptySubsequences: false)
+        let stream = tokens.count >= 11 ? tokens[4] : tokens.count > 2 ? tokens[2] : ""
+        return "\(stream):\(streamSequence)"
+    }
+
     /// Why its headers could not be decoded, if they could not.
     public var headerError: NATSError? { message.headerError }
     /// Its undecodable header block, when ``headerError`` is set.
