@@ -21,8 +21,12 @@ public struct NATSBridgeConfiguration: Sendable {
         public var fetchExpiry: Duration = .seconds(1)
         /// How long a publish waits for the server's ack before it is retried.
         public var publishTimeout: Duration = .seconds(5)
-        /// How often a publish is sent in all (with the same `Nats-Msg-Id`) before it is reported.
+        /// How often a publish is sent at least (with the same `Nats-Msg-Id`) before it is reported.
         public var publishAttempts = 4
+        /// How long a publish is retried at least before it is reported: long enough for a
+        /// cluster to elect a new leader for the stream (30 s by default; `.zero` to count
+        /// attempts only).
+        public var publishRetryWindow: Duration = .seconds(30)
         /// How long a broadcast consumer outlives its process on the server.
         public var broadcastInactiveThreshold: Duration = .seconds(60)
 

@@ -172,6 +172,8 @@ final class _Exporter: _NATSReplySink, Sendable {
         let traceparent: String?
         /// The attempt under way, from 1.
         var attempt: Int
+        /// When the first attempt was made.
+        let started = ContinuousClock.now
     }
 
     private func attempt(_ publish: _Publish, key: UInt64) {
@@ -231,12 +233,21 @@ final class _Exporter: _NATSReplySink, Sendable {
         }
     }
 
+    /// Retries the publish under `key` with the same message id, 50 ms doubling up to 2 s apart
+    /// (jittered), until it is acknowledged, or reports it once it has had
+    /// ``NATSBridgeConfiguration/Consumers/publishAttempts`` attempts and
+    /// ``NATSBridgeConfiguration/Consumers/publishRetryWindow`` has passed: a stream whose
+    /// cluster elects a new leader answers "no responders" for seconds, and a publish given up
+    /// then would be an event lost.
     private func retryOrReport(_ key: UInt64, error: any Error) {
         let maximum = configuration.consumers.publishAttempts
+        let window = configuration.consumers.publishRetryWindow
         // The attempt that failed, and whether there will be another.
         let failed = state.withLockedValue { state -> (publish: _Publish, retry: Bool)? in
             guard var publish = state.pending[key] else { return nil }
-            guard publish.attempt < maximum else { return (publish, false) }
+            guard publish.attempt < maximum || ContinuousClock.now - publish.started < window else {
+                return (publish, false)
+            }
             publish.attempt += 1
             state.pending[key] = publish
             return (publish, true)
@@ -252,7 +263,7 @@ final class _Exporter: _NATSReplySink, Sendable {
             return
         }
         counters.publishRetries.add(1, ordering: .relaxed)
-        let delay = Duration.milliseconds(50 << min(publish.attempt - 1, 6))
+        let delay = Duration.milliseconds(50 << min(publish.attempt - 1, 6)) * Double.random(in: 0.5...1)
         Task {
             try? await Task.sleep(for: delay)
             self.attempt(publish, key: key)
