@@ -231,3 +231,54 @@ func pollAsync(timeout: Duration, _ condition: () async -> Bool) async -> Bool {
     }
     return await condition()
 }
+
+extension NATSServerTests {
+    @Test("X2: a message that ran out of max_deliver with no acknowledgement (a hung worker) becomes a dead letter")
+    func maxDeliveriesAdvisory() async throws {
+        try await withNATSServer { server in
+            var configuration = NATSBridgeConfiguration()
+            configuration.consumers.ackWait = .seconds(1)
+            configuration.consumers.maxDeliver = 2
+            // The stream and the group's consumer exist; one event waits.
+            try await publish(1...1, to: server)
+            let client = try await connectedClient(server)
+            let jetStream = JetStream(client: client)
+            let durable = "hang_eds_orders_placed"
+            _ = try await jetStream.createConsumer(
+                stream: "EDS",
+                JetStreamConsumerConfiguration(
+                    durableName: durable, deliverPolicy: "all", ackWait: 1_000_000_000, maxDeliver: 2,
+                    filterSubject: "eds.orders.placed", maxAckPending: configuration.consumers.maxAckPending))
+            // A worker of the group that hangs: it takes the event twice and never answers.
+            let hung = try JetStreamPullSubscription(jetStream: jetStream, stream: "EDS", consumer: durable)
+            var deliveries: [Int] = []
+            while deliveries.count < 2 {
+                try await hung.fetch(batch: 1, expires: .seconds(2))
+                deliveries += await hung.nextMessages().map(\.deliveryCount)
+            }
+            #expect(deliveries == [1, 2])
+            hung.finish()
+            // Another worker of the group learns that the server gave up on it.
+            let bridge = try NATSBridge(
+                bus: EventBus(), events: try registry(), server: server.url, configuration: configuration,
+                logger: quietLogger)
+            let handled = Collected<Int>()
+            try bridge.listen(OrderPlaced.self, mode: .group("hang")) { order, _ in handled.append(order.orderID) }
+            let letters = bridge.deadLetters()
+            let running = Task { try await bridge.run() }
+            try await bridge.waitUntilRunning()
+            var iterator = letters.makeAsyncIterator()
+            let letter = await iterator.next()
+            #expect(letter?.reason.contains("max_deliver") == true, "\(String(describing: letter))")
+            #expect(letter?.eventName == "orders.placed" && letter?.deliveryCount == 2)
+            #expect(
+                try JSONDecoder().decode(OrderPlaced.self, from: Data(letter!.payload.readableBytesView)).orderID == 1)
+            #expect(handled.values.isEmpty)
+            // The copy is stored on the dead-letter subject.
+            #expect(try await streamInfo(client, "EDS").state.messages == 2)
+            bridge.shutdown()
+            try await running.value
+            await client.close()
+        }
+    }
+}

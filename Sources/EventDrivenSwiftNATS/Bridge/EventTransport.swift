@@ -30,6 +30,10 @@ public protocol TransportConsumer: Sendable {
     var isLost: Bool { get }
     /// How many deliveries arrived and were not taken yet: they count in what the process holds.
     var queued: Int { get }
+    /// Messages the broker gave up delivering (out of attempts without an acknowledgement, a
+    /// worker that hung or died), read back so that they become dead letters; ends with
+    /// ``finish()``.
+    var exhaustedDeliveries: AsyncStream<any TransportDelivery> { get }
     /// Stops taking deliveries.
     func finish()
 }
@@ -77,6 +81,8 @@ extension JetStreamMessage: TransportDelivery {}
 extension TransportConsumer {
     /// None, unless a transport says otherwise.
     public var queued: Int { 0 }
+    /// None, unless a transport says otherwise.
+    public var exhaustedDeliveries: AsyncStream<any TransportDelivery> { AsyncStream { $0.finish() } }
 }
 
 extension JetStreamPullSubscription: TransportConsumer {

@@ -58,7 +58,8 @@ public struct NATSJetStreamTransport: EventTransport {
         }
     }
 
-    /// A durable consumer named after the group and the subject, or an ephemeral one.
+    /// A durable consumer named after the group and the subject (`<group>_<subject with dots as
+    /// underscores>`), whose max-deliveries advisories are watched, or an ephemeral one.
     public func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer {
         let durable = group.map { "\($0)_\(subject)".replacingOccurrences(of: ".", with: "_") }
         let configuration = JetStreamConsumerConfiguration(
@@ -67,8 +68,13 @@ public struct NATSJetStreamTransport: EventTransport {
             maxAckPending: consumers.maxAckPending,
             inactiveThreshold: group == nil ? Self.nanoseconds(consumers.broadcastInactiveThreshold) : nil)
         let name = try await jetStream.ensureConsumer(stream: stream.name, configuration)
-        return try JetStreamPullSubscription(
+        let subscription = try JetStreamPullSubscription(
             jetStream: jetStream, stream: stream.name, consumer: name, capacity: consumers.maxHeld)
+        // A durable consumer's messages that run out of deliveries become dead letters too.
+        let watcher = try durable.map {
+            try _MaxDeliveriesWatcher(jetStream: jetStream, stream: stream.name, consumer: $0)
+        }
+        return _JetStreamConsumer(subscription: subscription, watcher: watcher)
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {

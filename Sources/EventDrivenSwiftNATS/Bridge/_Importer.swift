@@ -96,8 +96,10 @@ final class _Importer: Sendable {
             await withTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { await self.process(consumer) }
                 tasks.addTask { await self.keepInProgress() }
+                tasks.addTask { await self.deadLetterExhausted(consumer) }
                 await fetch(consumer)
                 consumer.finish()
+                await tasks.next()
                 await tasks.next()
                 // The handlers still running settle what they hold before the importer ends.
                 await self.waitUntilNothingHeld()
@@ -189,6 +191,21 @@ final class _Importer: Sendable {
                 conclude(item, outcome) { self.release(item.key) }
             }
             await settle(batch)
+        }
+    }
+
+    /// Dead-letters the messages the broker gave up delivering without an acknowledgement.
+    private func deadLetterExhausted(_ consumer: any TransportConsumer) async {
+        for await delivery in consumer.exhaustedDeliveries {
+            let name =
+                delivery.headers[NATSHeaderName.event]
+                ?? String(decoding: delivery.subject.utf8.dropFirst(configuration.prefix.utf8.count + 1), as: UTF8.self)
+            sendToDeadLetters(
+                delivery,
+                reason: _DeadLetterReason(
+                    name: name,
+                    text: "delivered \(delivery.deliveryCount) times without an acknowledgement (max_deliver)"),
+                done: {})
         }
     }
 
