@@ -282,3 +282,46 @@ extension NATSServerTests {
         }
     }
 }
+
+extension NATSServerTests {
+    @Test("X2: a broadcast importer with a stable instance name resumes where it left off; a plain one does not replay")
+    func durableBroadcastResumes() async throws {
+        try await withNATSServer { server in
+            func instance(_ mode: NATSImportMode, _ handled: Collected<Int>) async throws -> (
+                NATSBridge, Task<Void, any Error>
+            ) {
+                let bridge = try NATSBridge(
+                    bus: EventBus(), events: try registry(), server: server.url, logger: quietLogger)
+                try bridge.listen(OrderPlaced.self, mode: mode) { order, _ in handled.append(order.orderID) }
+                let running = Task { try await bridge.run() }
+                try await bridge.waitUntilRunning()
+                return (bridge, running)
+            }
+            let durableBefore = Collected<Int>()
+            let plainBefore = Collected<Int>()
+            var (durable, durableRunning) = try await instance(.durableBroadcast("cache-1"), durableBefore)
+            var (plain, plainRunning) = try await instance(.broadcast, plainBefore)
+            try await publish(1...3, to: server)
+            #expect(
+                await poll(timeout: .seconds(10)) { durableBefore.values.count == 3 && plainBefore.values.count == 3 })
+            durable.shutdown()
+            plain.shutdown()
+            try await durableRunning.value
+            try await plainRunning.value
+            // Published while both are away.
+            try await publish(4...6, to: server)
+            let durableAfter = Collected<Int>()
+            let plainAfter = Collected<Int>()
+            (durable, durableRunning) = try await instance(.durableBroadcast("cache-1"), durableAfter)
+            (plain, plainRunning) = try await instance(.broadcast, plainAfter)
+            try await publish(7...7, to: server)
+            #expect(
+                await poll(timeout: .seconds(10)) { durableAfter.values.count == 4 && plainAfter.values.count == 1 })
+            #expect(durableAfter.values.sorted() == [4, 5, 6, 7] && plainAfter.values == [7])
+            durable.shutdown()
+            plain.shutdown()
+            try await durableRunning.value
+            try await plainRunning.value
+        }
+    }
+}

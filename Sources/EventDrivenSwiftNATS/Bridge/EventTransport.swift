@@ -17,6 +17,22 @@ public protocol EventTransport: Sendable {
     /// Opens a consumer of `subject`: shared by `group` when given, else one of this process's
     /// own that sees every event from now on.
     func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer
+    /// Opens the consumer of `subject` for `mode` (``NATSImportMode/durableBroadcast(_:)``
+    /// included, where the broker can keep a consumer per instance).
+    func openConsumer(subject: String, mode: NATSImportMode) async throws -> any TransportConsumer
+}
+
+extension EventTransport {
+    /// ``openConsumer(subject:group:)`` for `.broadcast` and `.group`; a transport that keeps no
+    /// durable broadcast consumers refuses `.durableBroadcast`.
+    public func openConsumer(subject: String, mode: NATSImportMode) async throws -> any TransportConsumer {
+        switch mode {
+        case .broadcast: return try await openConsumer(subject: subject, group: nil)
+        case .group(let name): return try await openConsumer(subject: subject, group: name)
+        case .durableBroadcast:
+            throw NATSBridgeError.configurationMismatch("this transport has no durable broadcast consumers")
+        }
+    }
 }
 
 /// A broker-side cursor the bridge fetches deliveries from.

@@ -161,7 +161,7 @@ public final class NATSBridge: Service, Sendable {
     ) throws {
         // Refuse before the bus listener exists, so a refused registration leaves nothing behind.
         _ = try events.entry(for: type)
-        _ = try Self.groupName(of: mode)
+        try Self.validate(mode)
         let bus = self.bus
         // Every listener of `_BridgedDelivery<E>` sees every one: the route keeps each to its own.
         let route = _Route()
@@ -189,9 +189,9 @@ public final class NATSBridge: Service, Sendable {
         _ type: E.Type, mode: NATSImportMode, settle: @escaping @Sendable (_BatchSettlement) async -> Void
     ) throws {
         let entry = try events.entry(for: type)
-        let group = try Self.groupName(of: mode)
+        try Self.validate(mode)
         let importer = _Importer(
-            entry: entry, group: group, transport: transport, configuration: configuration, counters: counters,
+            entry: entry, mode: mode, transport: transport, configuration: configuration, counters: counters,
             logger: logger, deadLetter: { [weak self] in self?.postDeadLetter($0) }, settle: settle)
         let isRunning = state.withLockedValue { state -> Bool in
             state.importers.append(importer)
@@ -200,13 +200,15 @@ public final class NATSBridge: Service, Sendable {
         if isRunning { Task { await importer.run { _ in } } }
     }
 
-    /// The group of a competing import, checked (it becomes part of a durable name: no dots).
-    private static func groupName(of mode: NATSImportMode) throws -> String? {
-        guard case .group(let name) = mode else { return nil }
-        guard NATSEventRegistry.isValidName(name), !name.contains(".") else {
-            throw NATSBridgeError.invalidEventName(name)
+    /// Checks the group or instance name of `mode` (it becomes part of a durable name: no dots).
+    private static func validate(_ mode: NATSImportMode) throws {
+        switch mode {
+        case .broadcast: return
+        case .group(let name), .durableBroadcast(let name):
+            guard NATSEventRegistry.isValidName(name), !name.contains(".") else {
+                throw NATSBridgeError.invalidEventName(name)
+            }
         }
-        return name
     }
 
     // MARK: Reports

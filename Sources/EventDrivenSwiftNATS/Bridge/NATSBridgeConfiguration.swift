@@ -29,6 +29,10 @@ public struct NATSBridgeConfiguration: Sendable {
         public var publishRetryWindow: Duration = .seconds(30)
         /// How long a broadcast consumer outlives its process on the server.
         public var broadcastInactiveThreshold: Duration = .seconds(60)
+        /// How long the server keeps a durable broadcast consumer
+        /// (``NATSImportMode/durableBroadcast(_:)``) that nobody uses: an instance away longer
+        /// starts afresh. 7 days by default.
+        public var durableBroadcastInactiveThreshold: Duration = .seconds(7 * 24 * 3_600)
 
         /// The defaults.
         public init() {}

@@ -4,10 +4,15 @@ import NIOCore
 
 /// How an imported event is shared among processes.
 public enum NATSImportMode: Sendable, Equatable {
-    /// Every process gets every event published from now on (a consumer of its own).
+    /// Every process gets every event published from now on (a consumer of its own). Events
+    /// published while a process is away are not replayed to it when it comes back.
     case broadcast
     /// Each event goes to exactly one process of the group (one shared durable consumer).
     case group(String)
+    /// Every event, to this instance, named by a name that stays the same across restarts (a
+    /// host name, a pod's ordinal): its consumer is durable, so after a restart it resumes where
+    /// it left off, events published while it was away included.
+    case durableBroadcast(String)
 }
 
 /// Where an imported event came from, for its handler.

@@ -61,12 +61,41 @@ public struct NATSJetStreamTransport: EventTransport {
     /// A durable consumer named after the group and the subject (`<group>_<subject with dots as
     /// underscores>`), whose max-deliveries advisories are watched, or an ephemeral one.
     public func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer {
-        let durable = group.map { "\($0)_\(subject)".replacingOccurrences(of: ".", with: "_") }
+        try await openConsumer(subject: subject, mode: group.map { .group($0) } ?? .broadcast)
+    }
+
+    /// The consumer of `mode`:
+    /// - `.group(name)`: durable `<name>_<subject with dots as underscores>`, from the stream's
+    ///   start, shared by the group.
+    /// - `.broadcast`: ephemeral, from now on, removed by the server
+    ///   ``NATSBridgeConfiguration/Consumers/broadcastInactiveThreshold`` after its process went.
+    /// - `.durableBroadcast(instance)`: durable `broadcast_<instance>_<subject…>`, from its
+    ///   creation on, resumed after a restart, removed by the server
+    ///   ``NATSBridgeConfiguration/Consumers/durableBroadcastInactiveThreshold`` after its last use.
+    ///
+    /// Each is a pull consumer with explicit acks, `ack_wait`, `max_deliver` and
+    /// `max_ack_pending` from ``NATSBridgeConfiguration/Consumers``; the max-deliveries
+    /// advisories of durable ones are watched.
+    public func openConsumer(subject: String, mode: NATSImportMode) async throws -> any TransportConsumer {
+        let underscored = subject.replacingOccurrences(of: ".", with: "_")
+        let durable: String?
+        let inactive: Int64?
+        switch mode {
+        case .broadcast:
+            (durable, inactive) = (nil, Self.nanoseconds(consumers.broadcastInactiveThreshold))
+        case .group(let name):
+            (durable, inactive) = ("\(name)_\(underscored)", nil)
+        case .durableBroadcast(let instance):
+            (durable, inactive) = (
+                "broadcast_\(instance)_\(underscored)", Self.nanoseconds(consumers.durableBroadcastInactiveThreshold)
+            )
+        }
+        let isGroup: Bool
+        if case .group = mode { isGroup = true } else { isGroup = false }
         let configuration = JetStreamConsumerConfiguration(
-            durableName: durable, deliverPolicy: group == nil ? "new" : "all",
+            durableName: durable, deliverPolicy: isGroup ? "all" : "new",
             ackWait: Self.nanoseconds(consumers.ackWait), maxDeliver: consumers.maxDeliver, filterSubject: subject,
-            maxAckPending: consumers.maxAckPending,
-            inactiveThreshold: group == nil ? Self.nanoseconds(consumers.broadcastInactiveThreshold) : nil)
+            maxAckPending: consumers.maxAckPending, inactiveThreshold: inactive)
         let name = try await jetStream.ensureConsumer(stream: stream.name, configuration)
         let subscription = try JetStreamPullSubscription(
             jetStream: jetStream, stream: stream.name, consumer: name, capacity: consumers.maxHeld)

@@ -37,7 +37,7 @@ final class _Importer: Sendable {
     }
 
     let entry: NATSEventRegistry.Entry
-    let group: String?
+    let mode: NATSImportMode
     private let transport: any EventTransport
     private let configuration: NATSBridgeConfiguration
     private let counters: _BridgeCounters
@@ -48,13 +48,13 @@ final class _Importer: Sendable {
     private let held = NIOLockedValueBox(Held())
 
     init(
-        entry: NATSEventRegistry.Entry, group: String?, transport: any EventTransport,
+        entry: NATSEventRegistry.Entry, mode: NATSImportMode, transport: any EventTransport,
         configuration: NATSBridgeConfiguration, counters: _BridgeCounters, logger: Logger,
         deadLetter: @escaping @Sendable (NATSDeadLetter) -> Void,
         settle: @escaping @Sendable (_BatchSettlement) async -> Void
     ) {
         self.entry = entry
-        self.group = group
+        self.mode = mode
         self.transport = transport
         self.configuration = configuration
         self.counters = counters
@@ -81,7 +81,7 @@ final class _Importer: Sendable {
             let consumer: any TransportConsumer
             do {
                 consumer = try await transport.openConsumer(
-                    subject: configuration.subject(for: entry.name), group: group)
+                    subject: configuration.subject(for: entry.name), mode: mode)
             } catch {
                 if isFirst {
                     ready(.failure(error))
