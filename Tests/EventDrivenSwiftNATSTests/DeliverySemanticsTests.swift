@@ -325,3 +325,49 @@ extension NATSServerTests {
         }
     }
 }
+
+extension NATSServerTests {
+    @Test(
+        "X2: a 5 ms handler under a backlog of 20,000 with the default ack wait: nothing redelivered to another worker")
+    func slowHandlersUnderBacklog() async throws {
+        try await withNATSServer { server in
+            let count = 20_000
+            let producer = try NATSBridge(
+                bus: EventBus(), events: try registry(), server: server.url, logger: quietLogger)
+            let producing = Task { try await producer.run() }
+            try await producer.waitUntilRunning()
+            for orderID in 1...count {
+                try producer.publish(OrderPlaced(orderID: orderID, customerID: 1, amount: 1))
+                if orderID % 256 == 0 { await producer.waitForExports(below: 1_024) }
+            }
+            await producer.waitForExports()
+            #expect(producer.statistics.acknowledged == count)
+            producer.shutdown()
+            try await producing.value
+            // Two workers with the default settings (30 s ack wait, maxHeld 2,048), 5 ms per event.
+            let handled = Collected<Int>()
+            var workers: [(NATSBridge, Task<Void, any Error>)] = []
+            for _ in 0..<2 {
+                let worker = try NATSBridge(
+                    bus: EventBus(), events: try registry(), server: server.url, logger: quietLogger)
+                try worker.listen(OrderPlaced.self, mode: .group("backlog")) { order, _ in
+                    try await Task.sleep(for: .milliseconds(5))
+                    handled.append(order.orderID)
+                }
+                let running = Task { try await worker.run() }
+                try await worker.waitUntilRunning()
+                workers.append((worker, running))
+            }
+            #expect(await poll(timeout: .seconds(240)) { handled.values.count >= count })
+            let observer = try await connectedClient(server)
+            let state = try await ConsumerState.read(observer, consumer: "backlog_eds_orders_placed")
+            #expect(state.redelivered == 0, "\(state.redelivered) redelivered")
+            #expect(handled.values.count == count && Set(handled.values).count == count)
+            for (worker, running) in workers {
+                worker.shutdown()
+                try await running.value
+            }
+            await observer.close()
+        }
+    }
+}
