@@ -49,6 +49,17 @@ extension NATSServerTests {
         for secret in secrets {
             #expect(!"\(secret)".contains("hunter2") && !String(reflecting: secret).contains("hunter2"))
         }
+        var configuration = try NATSClientConfiguration(server: "nats://alice:hunter2@127.0.0.1:4222")
+        configuration.authentication = .token("hunter2")
+        #expect(!"\(configuration)".contains("hunter2") && !String(reflecting: configuration).contains("hunter2"))
+        // A .creds file that is not one: the error names the path, not the content.
+        let broken = try temporaryFile("broken.creds", "hunter2 and nothing else\n")
+        do {
+            _ = try NATSClientConfiguration.Authentication.credentialsFile(broken)
+            Issue.record("read a .creds file without blocks")
+        } catch {
+            #expect("\(error)".contains("broken.creds") && !"\(error)".contains("hunter2"))
+        }
     }
 
     @Test("X4: credentials refused again and again while reconnecting end in a typed error; the bridge stops with it")

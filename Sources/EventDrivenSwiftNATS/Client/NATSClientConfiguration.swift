@@ -214,3 +214,16 @@ public struct NATSClientConfiguration: Sendable {
         return (host, server.port ?? 4222)
     }
 }
+
+extension NATSClientConfiguration: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The servers without their credentials, and the authentication method without its secret.
+    public var description: String {
+        let servers = servers.map { Self.redacted($0.absoluteString) }.joined(separator: ",")
+        return
+            "NATSClientConfiguration(servers: \(servers), authentication: \(authentication.map(\.description) ?? "none"), "
+            + "tls: \(tls != nil || tlsFirst), inboxPrefix: \(inboxPrefix))"
+    }
+
+    /// Same as ``description``: no secret.
+    public var debugDescription: String { description }
+}
