@@ -184,3 +184,28 @@ struct PullRequestTests {
         await client.close()
     }
 }
+
+extension NATSServerTests {
+    @Test("X3: against a real server an idle pull request gets its heartbeats: it runs to its expiry, nothing missed")
+    func heartbeatsFromARealServer() async throws {
+        try await withNATSServer { server in
+            let client = try await connectedClient(server)
+            let jetStream = JetStream(client: client)
+            try await jetStream.createStream(
+                JetStreamStreamConfiguration(
+                    name: "IDLE", subjects: ["idle.>"], storage: .memory, duplicateWindow: 120_000_000_000))
+            let consumer = try await jetStream.createConsumer(
+                stream: "IDLE",
+                JetStreamConsumerConfiguration(
+                    durableName: "idle", deliverPolicy: "all", ackWait: 30_000_000_000, maxDeliver: 5,
+                    filterSubject: "idle.x", maxAckPending: 1_000))
+            let subscription = try JetStreamPullSubscription(jetStream: jetStream, stream: "IDLE", consumer: consumer)
+            let started = ContinuousClock.now
+            try await subscription.fetch(batch: 10, expires: .seconds(2))
+            let elapsed = ContinuousClock.now - started
+            #expect(subscription.missedHeartbeats == 0 && elapsed >= .milliseconds(1_900), "\(elapsed)")
+            subscription.finish()
+            await client.close()
+        }
+    }
+}

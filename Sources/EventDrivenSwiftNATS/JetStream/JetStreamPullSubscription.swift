@@ -168,14 +168,17 @@ public final class JetStreamPullSubscription: Sendable {
     }
 
     private func received(_ message: NATSMessage) {
-        state.withLockedValue { $0.lastActivity = .now() }
         if let status = message.headers.status {
             // 100: heartbeat. 404/408: nothing (more) to deliver in time. 409: the fetch was
             // refused or the consumer deleted. 503: no one serves the consumer's subject.
-            guard status != 100 else { return }
+            guard status != 100 else {
+                state.withLockedValue { $0.lastActivity = .now() }
+                return
+            }
             let gone =
                 status == 503 || (status == 409 && (message.headers.statusDescription ?? "").contains("Deleted"))
             state.withLockedValue { state in
+                state.lastActivity = .now()
                 if gone { state.consumerGone = true }
                 if status == 409, !gone { state.conflicts += 1 } else { state.conflicts = 0 }
             }
@@ -192,6 +195,7 @@ public final class JetStreamPullSubscription: Sendable {
             state -> (CheckedContinuation<[JetStreamMessage], Never>?, CheckedContinuation<Void, Never>?) in
             state.expected -= 1
             state.conflicts = 0
+            state.lastActivity = .now()
             var fetchWaiter: CheckedContinuation<Void, Never>?
             if state.expected <= 0 {
                 fetchWaiter = state.fetchWaiter
