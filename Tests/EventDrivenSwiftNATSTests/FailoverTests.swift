@@ -109,3 +109,19 @@ struct FailoverTests {
         #expect(elapsed >= .milliseconds(400) && elapsed < .seconds(3), "\(elapsed)")
     }
 }
+
+extension NATSServerTests {
+    @Test("X3: NATSBridgeDemo takes `--server a,b,c`: a server that is down is passed over for one that is up")
+    func demoTakesAServerList() async throws {
+        try await withNATSServer { server in
+            let producer = try ChildProcess(
+                demoExecutable,
+                ["produce", "--server", "nats://127.0.0.1:1,\(server.url),nats://127.0.0.1:2", "--count", "20"])
+            #expect(await producer.waitForExit(timeout: .seconds(60)) == 0, "\(producer.stderr)")
+            await producer.waitForStdout(timeout: .seconds(10)) { lines in
+                lines.contains { $0.hasPrefix("{\"produced\"") }
+            }
+            #expect(producer.demoLines.last { $0.produced != nil }?.acknowledged == 20)
+        }
+    }
+}
