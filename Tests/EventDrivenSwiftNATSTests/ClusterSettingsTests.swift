@@ -201,9 +201,10 @@ extension NATSServerTests {
                     filterSubject: "idle.x", maxAckPending: 1_000))
             let subscription = try JetStreamPullSubscription(jetStream: jetStream, stream: "IDLE", consumer: consumer)
             let started = ContinuousClock.now
-            try await subscription.fetch(batch: 10, expires: .seconds(2))
+            // Heartbeats every second, the request lost after two seconds without one.
+            try await subscription.fetch(batch: 10, expires: .seconds(4))
             let elapsed = ContinuousClock.now - started
-            #expect(subscription.missedHeartbeats == 0 && elapsed >= .milliseconds(1_900), "\(elapsed)")
+            #expect(subscription.missedHeartbeats == 0 && elapsed >= .milliseconds(3_900), "\(elapsed)")
             subscription.finish()
             await client.close()
         }

@@ -140,7 +140,7 @@ extension NATSServerTests {
         try await withNATSServer { server in
             try await publish(1...1, to: server)
             var configuration = NATSBridgeConfiguration()
-            configuration.consumers.ackWait = .seconds(2)
+            configuration.consumers.ackWait = .seconds(4)
             let bridge = try NATSBridge(
                 bus: EventBus(), events: try registry(), server: server.url, configuration: configuration,
                 logger: quietLogger)
@@ -152,8 +152,8 @@ extension NATSServerTests {
             }
             let running = Task { try await bridge.run() }
             try await bridge.waitUntilRunning()
-            // Held for twice the ack wait, the message is still this handler's only.
-            #expect(await poll(timeout: .seconds(10)) { bridge.statistics.inProgress >= 3 })
+            // Held for about twice the ack wait, the message is still this handler's only.
+            #expect(await poll(timeout: .seconds(20)) { bridge.statistics.inProgress >= 3 })
             gate.open()
             let observer = try await connectedClient(server)
             let acknowledged = await pollAsync(timeout: .seconds(5)) {
