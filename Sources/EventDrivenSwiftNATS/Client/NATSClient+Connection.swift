@@ -133,6 +133,9 @@ extension NATSClient {
         // What the last server did wrong, when it said or sent something; else why none answered.
         switch lastError as? NATSError {
         case .protocolError, .tlsFailed, .serverError: throw lastError
+        case .connectFailed(let detail) where servers.count > 1:
+            throw NATSError.connectFailed("\(servers.count) servers tried, the last \(detail)")
+        case .connectFailed: throw lastError
         default: throw NATSError.connectFailed("\(lastError)")
         }
     }
@@ -168,7 +171,7 @@ extension NATSClient {
             channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
             handshake.fail(error)
-            throw error
+            throw NATSError.connectFailed("\(host):\(port): \(Self.reason(error))")
         }
         let timer = loop.scheduleTask(in: timeout) {
             handshake.fail(NATSError.timeout)
@@ -186,6 +189,18 @@ extension NATSClient {
             try? await channel.close()
             throw error
         }
+    }
+
+    /// Why a TCP connection failed, in a few words (`Connection refused`), rather than NIO's
+    /// nested description.
+    static func reason(_ error: any Error) -> String {
+        var error = error
+        if let connection = error as? NIOConnectionError, let first = connection.connectionErrors.first?.error {
+            error = first
+        }
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        if error is ChannelError { return "timed out" }
+        return "\(error)"
     }
 
     private func makeTLSContext() throws -> NIOSSLContext {
