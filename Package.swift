@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Ed25519 for the NATS bridge's NKEY and JWT logins (the NATS target only).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(name: "ThreadSafeSwift"),
@@ -107,11 +109,14 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The program `.ci/dispatch-path` profiles to count the files and functions one event runs through.
         .executableTarget(name: "DispatchPathProbe", dependencies: ["EventDrivenSwift"], path: "Probes/DispatchPath"),
         .executableTarget(name: "NATSBridgeDemo", dependencies: ["EventDrivenSwiftNATS"]),
+        // The libFuzzer target of the NATS protocol parser (its header says how to run it).
+        .executableTarget(name: "NATSParserFuzzer", dependencies: ["EventDrivenSwiftNATS"]),
         .testTarget(
             name: "EventDrivenSwiftNATSTests",
             dependencies: [

@@ -7,8 +7,12 @@ struct Options {
           NATSBridgeDemo produce --server nats://127.0.0.1:4222 --count N [--first-id K] [--window W]
           NATSBridgeDemo work --server nats://127.0.0.1:4222 (--group NAME | --broadcast)
                               [--fail] [--fail-first K] [--max-deliver M] [--retry-delay-ms D]
-                              [--ack-wait-ms A] [--handle-ms H]
+                              [--ack-wait-ms A] [--handle-ms H] [--max-held N]
         common: [--storage file|memory] [--prefix eds] [--stream EDS]
+                [--creds FILE | --nkey-seed-file FILE] [--tls-ca PEM] [--tls-cert PEM --tls-key PEM] [--tls-first]
+        --server takes one URL or several separated by commas (nats://a:4222,nats://b:4222); credentials
+        in a URL (nats://user:password@host) go to that server only. Every error ends the program
+        with one line on stderr and exit status 1.
 
         produce  dispatches N OrderPlaced events on a local bus that exports them, waits for every
                  publish ack, and prints {"produced":N,"acknowledged":…,"duplicates":…,"unacknowledged":…}.
@@ -35,7 +39,7 @@ struct Options {
             let argument = arguments[index]
             guard argument.hasPrefix("--") else { throw UsageError() }
             let name = String(argument.dropFirst(2))
-            if ["broadcast", "fail"].contains(name) {
+            if ["broadcast", "fail", "tls-first"].contains(name) {
                 flags.insert(name)
                 index += 1
             } else {

@@ -16,6 +16,8 @@ func bridgeConfiguration(_ options: Options) throws -> NATSBridgeConfiguration {
     configuration.storage = options.string("storage", "file") == "memory" ? .memory : .file
     configuration.consumers.maxDeliver = try options.int("max-deliver", 5)
     configuration.consumers.ackWait = .milliseconds(try options.int("ack-wait-ms", 30_000))
+    configuration.consumers.maxHeld = try options.int("max-held", configuration.consumers.maxHeld)
+    configuration.consumers.fetchBatch = min(configuration.consumers.fetchBatch, configuration.consumers.maxHeld)
     let retryDelay = try options.int("retry-delay-ms", 1_000)
     configuration.consumers.retryDelays = (0..<max(1, configuration.consumers.maxDeliver)).map {
         .milliseconds(retryDelay << min($0, 16))
@@ -80,6 +82,35 @@ struct DemoFailure: Error, CustomStringConvertible {
     var description: String { "the demo handler failed on order \(orderID) (as asked)" }
 }
 
+/// Ends the program with one line on stderr: every error the demo meets ends here, never in a trap.
+func fail(_ what: String, _ error: any Error) -> Never {
+    FileHandle.standardError.write(Data("NATSBridgeDemo: \(what): \(error)\n".utf8))
+    exit(1)
+}
+
+/// The client configuration: the servers (credentials in their URLs stay with them), and
+/// `--creds`, `--nkey-seed-file`, `--tls-ca`, `--tls-cert`, `--tls-key`, `--tls-first`.
+func clientConfiguration(_ options: Options) throws -> NATSClientConfiguration {
+    var configuration = try NATSClientConfiguration(server: options.string("server", "nats://127.0.0.1:4222"))
+    if let path = options.values["creds"] {
+        configuration.authentication = try .credentialsFile(path)
+    } else if let path = options.values["nkey-seed-file"] {
+        guard let seed = FileManager.default.contents(atPath: path) else {
+            throw NATSError.invalidArgument("cannot read the NKEY seed file \(path)")
+        }
+        configuration.authentication = .nkey(seed: String(decoding: seed, as: UTF8.self))
+    }
+    let ca = options.values["tls-ca"]
+    let certificate = options.values["tls-cert"]
+    let key = options.values["tls-key"]
+    if ca != nil || certificate != nil || key != nil {
+        configuration.tls = try NATSClientConfiguration.tlsConfiguration(
+            certificateChainFile: certificate, privateKeyFile: key, trustRootsFile: ca)
+    }
+    configuration.tlsFirst = options.flags.contains("tls-first")
+    return configuration
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let options: Options
 do {
@@ -89,13 +120,20 @@ do {
     exit(2)
 }
 var logger = Logger(label: "NATSBridgeDemo")
-logger.logLevel = .warning
+logger.logLevel = .critical
 let bus = EventBus(label: "NATSBridgeDemo")
 let events = NATSEventRegistry()
-try events.register(OrderPlaced.self, name: "orders.placed", version: 1)
-let bridge = try NATSBridge(
-    bus: bus, events: events, server: options.string("server", "nats://127.0.0.1:4222"),
-    configuration: try bridgeConfiguration(options), logger: logger)
+let bridge: NATSBridge
+do {
+    try events.register(OrderPlaced.self, name: "orders.placed", version: 1)
+    let configuration = try bridgeConfiguration(options)
+    let client = NATSClient(configuration: try clientConfiguration(options), logger: logger)
+    bridge = NATSBridge(
+        bus: bus, events: events, configuration: configuration,
+        transport: NATSJetStreamTransport(client: client, configuration: configuration), logger: logger)
+} catch {
+    fail("cannot set up", error)
+}
 
 if options.command == "produce" {
     let running = Task { try await bridge.run() }
@@ -105,17 +143,19 @@ if options.command == "produce" {
         bridge.shutdown()
         try await running.value
     } catch {
-        FileHandle.standardError.write(Data("produce failed: \(error)\n".utf8))
-        exit(1)
+        fail("produce failed", error)
     }
 } else {
-    try work(options, bridge: bridge)
+    do {
+        try work(options, bridge: bridge)
+    } catch {
+        fail("cannot set up", error)
+    }
     let group = ServiceGroup(
         configuration: .init(services: [bridge], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {
         try await group.run()
     } catch {
-        FileHandle.standardError.write(Data("work failed: \(error)\n".utf8))
-        exit(1)
+        fail("work failed", error)
     }
 }

@@ -80,7 +80,9 @@ extension NATSServerTests {
         try await withNATSServer { server in
             let count = 2_000
             _ = try await produce(count, server: server)
-            let first = try await startWorkers(1, server: server, ["--group", "workers", "--handle-ms", "1"])[0]
+            // It holds at most 256 at a time (fetched included), so it is stopped holding far fewer than all.
+            let first = try await startWorkers(
+                1, server: server, ["--group", "workers", "--handle-ms", "1", "--max-held", "256"])[0]
             #expect(await first.waitForStdout(timeout: .seconds(30)) { $0.count > 100 })
             first.terminate()
             #expect(await first.waitForExit(timeout: .seconds(30)) == 0)

@@ -30,6 +30,7 @@ extension NATSServerTests {
             var configuration = NATSBridgeConfiguration()
             configuration.consumers.publishTimeout = .milliseconds(300)
             configuration.consumers.publishAttempts = 3
+            configuration.consumers.publishRetryWindow = .zero
             let bridge = try NATSBridge(
                 bus: EventBus(label: "retry"), events: try registry(), server: server.url,
                 configuration: configuration, logger: quietLogger)
@@ -48,7 +49,9 @@ extension NATSServerTests {
             let decoded = try JSONDecoder().decode(OrderPlaced.self, from: Data(first[0].payload.readableBytesView))
             #expect(decoded == OrderPlaced(orderID: 1, customerID: 2, amount: 3))
             #expect(
-                first[0].headers.fields.map(\.name) == ["Nats-Msg-Id", "Eds-Event", "Eds-Event-Version", "Eds-Source"])
+                first[0].headers.fields.map(\.name) == [
+                    "Nats-Msg-Id", "Eds-Event", "Eds-Event-Version", "Eds-Source", "Content-Type", "Eds-Format",
+                ])
             #expect(first[0].headers[NATSHeaderName.source] == configuration.source)
             #expect(bridge.statistics.acknowledged == 1 && bridge.statistics.publishRetries == 1)
 
@@ -114,8 +117,36 @@ struct TransportPublishTests {
         #expect(try JSONDecoder().decode(OrderPlaced.self, from: Data(attempts[0].body)) == order)
         #expect(
             attempts[0].headers.fields.map(\.name) == [
-                "Nats-Msg-Id", "Eds-Event", "Eds-Event-Version", "Eds-Source", "traceparent",
+                "Nats-Msg-Id", "Eds-Event", "Eds-Event-Version", "Eds-Source", "Content-Type", "Eds-Format",
+                "traceparent",
             ])
         #expect(bridge.statistics.acknowledged == 1 && bridge.statistics.publishRetries == 1)
+    }
+}
+
+extension NATSServerTests {
+    @Test("X3: a publish answered 'no responders' (a stream electing its leader) is retried until acknowledged")
+    func publishOutlastsAnElection() async throws {
+        try await withNATSServer { server in
+            var configuration = NATSBridgeConfiguration()
+            configuration.consumers.publishTimeout = .milliseconds(500)
+            let bridge = try NATSBridge(
+                bus: EventBus(), events: try registry(), server: server.url, configuration: configuration,
+                logger: quietLogger)
+            let transport = try #require(bridge.transport as? NATSJetStreamTransport)
+            try await transport.client.connect()  // not run: no stream, so nobody answers for now
+            let publishing = Task { try await bridge.publishAndWait(OrderPlaced(orderID: 1, customerID: 1, amount: 1)) }
+            // More attempts than publishAttempts fail before anyone answers.
+            #expect(await poll(timeout: .seconds(20)) { bridge.statistics.publishRetries >= 6 })
+            let responder = try await connectedClient(server)
+            try responder.subscribe(to: "eds.>") { message in
+                try? responder.publish(ByteBuffer(string: "{\"stream\":\"EDS\",\"seq\":1}"), to: message.replyTo!)
+            }
+            try await responder.flush()
+            try await publishing.value
+            #expect(bridge.statistics.acknowledged == 1 && bridge.statistics.publishFailures == 0)
+            await transport.client.close()
+            await responder.close()
+        }
     }
 }

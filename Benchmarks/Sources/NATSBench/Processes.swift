@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import NIOConcurrencyHelpers
 
 /// A child process whose output lines are collected.
@@ -84,6 +87,78 @@ final class Server: Sendable {
         child.stop()
         try? FileManager.default.removeItem(at: store)
     }
+}
+
+/// Three `nats-server -js` on loopback in one cluster (`--cluster_name`, `--routes`), each with a
+/// store of its own: the stream is made with three replicas.
+final class Cluster: Sendable {
+    let children: [Child]
+    let ports: [Int]
+    let stores: [URL]
+
+    init() async throws {
+        let executable = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard let executable else { throw BenchError.serverNotReady }
+        let ports = try (0..<3).map { _ in try freePort() }
+        let routes = try (0..<3).map { _ in try freePort() }
+        var children: [Child] = []
+        var stores: [URL] = []
+        for index in 0..<3 {
+            let store = FileManager.default.temporaryDirectory.appendingPathComponent("eds-natsbench-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+            stores.append(store)
+            let others = (0..<3).filter { $0 != index }.map { "nats://127.0.0.1:\(routes[$0])" }
+            children.append(
+                try Child(
+                    URL(fileURLWithPath: executable),
+                    [
+                        "-js", "-sd", store.path, "-a", "127.0.0.1", "-p", String(ports[index]), "--server_name",
+                        "n\(index + 1)", "--cluster_name", "bench", "--cluster", "nats://127.0.0.1:\(routes[index])",
+                        "--routes", others.joined(separator: ","),
+                    ]))
+        }
+        for child in children {
+            guard await child.wait(timeout: .seconds(30), on: "err", { $0.contains { $0.contains("Server is ready") } })
+            else { throw BenchError.serverNotReady }
+        }
+        // The JetStream meta leader is elected once some node reports it.
+        _ = await children[0].wait(timeout: .seconds(30), on: "err") { lines in
+            lines.contains { $0.contains("JetStream cluster new metadata leader") || $0.contains("Self is new JetStream cluster metadata leader") }
+        }
+        self.children = children
+        self.ports = ports
+        self.stores = stores
+    }
+
+    var url: String { ports.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",") }
+
+    func stop() {
+        for child in children { child.stop() }
+        for store in stores { try? FileManager.default.removeItem(at: store) }
+    }
+}
+
+/// A loopback port nothing listens on now.
+func freePort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw BenchError.serverNotReady }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+    }
+    guard bound == 0 else { throw BenchError.serverNotReady }
+    let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+    }
+    guard named == 0 else { throw BenchError.serverNotReady }
+    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 enum BenchError: Error {

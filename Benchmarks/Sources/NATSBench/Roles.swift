@@ -17,6 +17,8 @@ func makeBridge(server: String, storage: String) throws -> (NATSBridge, EventBus
     var configuration = NATSBridgeConfiguration()
     configuration.storage = storage == "memory" ? .memory : .file
     configuration.streamName = "EDS"
+    // Given several URLs (a cluster), the stream is replicated on three servers.
+    configuration.replicas = server.contains(",") ? 3 : 1
     let bus = EventBus(label: "bench")
     return (
         try NATSBridge(bus: bus, events: events, server: server, configuration: configuration, logger: quietLogger), bus

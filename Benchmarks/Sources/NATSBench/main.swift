@@ -4,7 +4,9 @@ import Foundation
 // (memory and file storage): events/s exported with asynchronous publish acks, events/s consumed
 // with acks in a competing group (a backlog drained), p50/p99 end-to-end latency (paced); and in
 // the same run NATS core publish/subscribe through our client with the same payloads.
-//   swift run -c release NATSBench [--runs 3] [--count 100000] [--samples 2000] [--pace-us 1000]
+//   swift run -c release NATSBench [--runs 3] [--count 100000] [--samples 2000] [--pace-us 1000] [--cluster]
+// `--cluster` runs the JetStream paths against a three-node cluster on loopback with an R3 stream
+// (the clients given all three URLs); the raw baseline stays on one server.
 
 let arguments = CommandLine.arguments
 func option(_ name: String, _ fallback: Int) -> Int {
@@ -53,7 +55,9 @@ func runAll() async throws {
         for storage in ["memory", "file"] {
             let server = try await Server()
             defer { server.stop() }
-            let common = ["--server", server.url, "--storage", storage]
+            let cluster = arguments.contains("--cluster") ? try await Cluster() : nil
+            defer { cluster?.stop() }
+            let common = ["--server", cluster?.url ?? server.url, "--storage", storage]
             // Export: a producer alone builds a backlog.
             var cpu = cpuMicroseconds(children: true)
             let producer = try Child(me, ["producer", "--count", String(count)] + common)
@@ -116,7 +120,12 @@ func report(jetStream: [String: Figures], raw: Figures, runs: Int, samples: Int,
     let rawRate = median(raw.exported)
     print("- date: \(ISO8601DateFormatter().string(from: started))")
     print("- machine: nproc \(ProcessInfo.processInfo.activeProcessorCount), nats-server 2.9 on loopback")
-    print("- command: `cd Benchmarks && swift run -c release NATSBench --runs \(runs) --count \(count)`")
+    if arguments.contains("--cluster") {
+        print("- JetStream: a three-node cluster on loopback, R3 stream; the raw baseline on one server")
+    }
+    print(
+        "- command: `cd Benchmarks && swift run -c release NATSBench --runs \(runs) --count \(count)"
+            + (arguments.contains("--cluster") ? " --cluster" : "") + "`")
     print("- median (min–max) of \(runs) runs; latency: \(samples) events one every \(pace) µs")
     print("")
     print(

@@ -17,6 +17,22 @@ public protocol EventTransport: Sendable {
     /// Opens a consumer of `subject`: shared by `group` when given, else one of this process's
     /// own that sees every event from now on.
     func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer
+    /// Opens the consumer of `subject` for `mode` (``NATSImportMode/durableBroadcast(_:)``
+    /// included, where the broker can keep a consumer per instance).
+    func openConsumer(subject: String, mode: NATSImportMode) async throws -> any TransportConsumer
+}
+
+extension EventTransport {
+    /// ``openConsumer(subject:group:)`` for `.broadcast` and `.group`; a transport that keeps no
+    /// durable broadcast consumers refuses `.durableBroadcast`.
+    public func openConsumer(subject: String, mode: NATSImportMode) async throws -> any TransportConsumer {
+        switch mode {
+        case .broadcast: return try await openConsumer(subject: subject, group: nil)
+        case .group(let name): return try await openConsumer(subject: subject, group: name)
+        case .durableBroadcast:
+            throw NATSBridgeError.configurationMismatch("this transport has no durable broadcast consumers")
+        }
+    }
 }
 
 /// A broker-side cursor the bridge fetches deliveries from.
@@ -28,6 +44,12 @@ public protocol TransportConsumer: Sendable {
     func nextDeliveries() async -> [any TransportDelivery]
     /// Whether the consumer must be opened again (the broker lost it).
     var isLost: Bool { get }
+    /// How many deliveries arrived and were not taken yet: they count in what the process holds.
+    var queued: Int { get }
+    /// Messages the broker gave up delivering (out of attempts without an acknowledgement, a
+    /// worker that hung or died), read back so that they become dead letters; ends with
+    /// ``finish()``.
+    var exhaustedDeliveries: AsyncStream<any TransportDelivery> { get }
     /// Stops taking deliveries.
     func finish()
 }
@@ -42,15 +64,42 @@ public protocol TransportDelivery: Sendable {
     var payload: ByteBuffer { get }
     /// How often it has been delivered, this time included.
     var deliveryCount: Int { get }
+    /// Why its headers could not be decoded (the message is then dead-lettered), or `nil`.
+    var headerError: NATSError? { get }
+    /// Its header block as it arrived, when it could not be decoded.
+    var rawHeaders: ByteBuffer? { get }
+    /// An id that is the same on every delivery of the message, for one published without
+    /// `Nats-Msg-Id` (for JetStream, `<stream>:<sequence>`).
+    var stableID: String { get }
     /// Handled.
     func ack() throws
     /// Not handled; deliver again after `delay`.
     func nak(delay: Duration?) throws
     /// Never deliver again.
     func term() throws
+    /// Still being handled: restart the ack wait.
+    func inProgress() throws
+}
+
+extension TransportDelivery {
+    /// Why its headers could not be decoded; `nil` (decoded) unless a transport says otherwise.
+    public var headerError: NATSError? { nil }
+    /// Its undecodable header block, when there is one; `nil` unless a transport says otherwise.
+    public var rawHeaders: ByteBuffer? { nil }
+    /// Does nothing, for a transport without an ack wait to restart.
+    public func inProgress() throws {}
+    /// An id for a message that came without `Nats-Msg-Id`; empty unless a transport says otherwise.
+    public var stableID: String { "" }
 }
 
 extension JetStreamMessage: TransportDelivery {}
+
+extension TransportConsumer {
+    /// None, unless a transport says otherwise.
+    public var queued: Int { 0 }
+    /// None, unless a transport says otherwise.
+    public var exhaustedDeliveries: AsyncStream<any TransportDelivery> { AsyncStream { $0.finish() } }
+}
 
 extension JetStreamPullSubscription: TransportConsumer {
     /// See ``TransportConsumer/nextDeliveries()``.

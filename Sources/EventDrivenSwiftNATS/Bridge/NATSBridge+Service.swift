@@ -6,7 +6,10 @@ extension NATSBridge {
     /// task cancellation or ``shutdown()``. Then stops fetching, handles and acknowledges what it
     /// holds, waits for pending publish acknowledgements, and closes the connection.
     /// - Throws: what connecting or checking the broker's configuration throws
-    ///   (``NATSBridgeError/configurationMismatch(_:)`` among them).
+    ///   (``NATSBridgeError/configurationMismatch(_:)`` among them,
+    ///   ``NATSError/authorizationFailed(_:)`` for refused credentials); after a start, the error
+    ///   that closed the connection for good (credentials refused again and again while
+    ///   reconnecting), once the bridge has stopped.
     public func run() async throws {
         let importers = state.withLockedValue { state -> [_Importer]? in
             guard state.phase == .idle else { return nil }
@@ -16,6 +19,14 @@ extension NATSBridge {
         guard let importers else { throw NATSBridgeError.notRunning }
         do {
             try await transport.start()
+            if let nats = transport as? NATSJetStreamTransport {
+                nats.client.whenClosed { [weak self] reason in
+                    guard let self, let reason else { return }
+                    self.state.withLockedValue { $0.failure = reason }
+                    self.logger.error("the bridge stops: \(reason)")
+                    self.shutdown()
+                }
+            }
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 for importer in importers {
                     tasks.addTask {
@@ -43,6 +54,7 @@ extension NATSBridge {
             self.shutdown()
         }
         await stopEverything()
+        if let failure = state.withLockedValue({ $0.failure }) { throw failure }
     }
 
     /// Returns once ``run()`` has connected and set up the broker.

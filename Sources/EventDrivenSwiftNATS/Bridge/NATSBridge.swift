@@ -32,6 +32,8 @@ public final class NATSBridge: Service, Sendable {
         var errorHandler: (@Sendable (NATSBridgeError) -> Void)?
         var deadLetterObservers: [Int: AsyncStream<NATSDeadLetter>.Continuation] = [:]
         var nextObserver = 0
+        /// What closed the connection for good while running.
+        var failure: NATSError?
     }
 
     /// The local bus.
@@ -137,28 +139,34 @@ public final class NATSBridge: Service, Sendable {
     /// ``listen(_:mode:handler:)`` for retries and dead letters driven by a handler.
     public func importEvents<E: Eventable & Codable>(_ type: E.Type, mode: NATSImportMode) throws {
         let bus = self.bus
-        try addImporter(type, mode: mode) { accepted in
+        try addImporter(type, mode: mode) { batch in
             _ImportMarker.$isImporting.withValue(true) {
-                for item in accepted { bus.queue(item.event as! E) }
+                for item in batch.items { bus.queue(item.event as! E) }
             }
             await bus.drain()
-            return Array(repeating: nil, count: accepted.count)
+            for index in batch.items.indices { batch.finish(index, nil) }
         }
     }
 
     /// Runs `handler` on the bus for every imported event of `type`: one event at a time, in the
-    /// order they arrived (a bus async listener). The message is acknowledged when the handler
-    /// returns; when it throws, it is sent back (`-NAK`) with the configured delay and
-    /// redelivered, and on its last delivery terminated and dead-lettered.
+    /// order they arrived (a bus async listener). Each message is acknowledged as soon as its
+    /// handler returns; while a handler still runs at half the ack wait, the bridge tells the
+    /// server (`+WPI`) so that the message is not given to another process. When the handler
+    /// throws, the message is sent back (`-NAK`) with the configured delay and redelivered, and on
+    /// its last delivery dead-lettered, then terminated. Each call imports on its own: two
+    /// `listen`s of one type (a `.broadcast` and a `.group`, say) each see their own deliveries only.
     public func listen<E: Eventable & Codable>(
         _ type: E.Type, mode: NATSImportMode,
         handler: @escaping @Sendable (E, NATSDeliveryInfo) async throws -> Void
     ) throws {
         // Refuse before the bus listener exists, so a refused registration leaves nothing behind.
         _ = try events.entry(for: type)
-        _ = try Self.groupName(of: mode)
+        try Self.validate(mode)
         let bus = self.bus
+        // Every listener of `_BridgedDelivery<E>` sees every one: the route keeps each to its own.
+        let route = _Route()
         bus.listenAsync(_BridgedDelivery<E>.self) { @Sendable delivery in
+            guard delivery.route === route else { return }
             do {
                 try await handler(delivery.event, delivery.info)
                 delivery.settlement.finish(nil)
@@ -167,24 +175,23 @@ public final class NATSBridge: Service, Sendable {
                 throw error
             }
         }
-        try addImporter(type, mode: mode) { accepted in
-            let batch = _BatchSettlement(count: accepted.count)
-            for index in accepted.indices {
-                let event = accepted[index].event as! E
+        try addImporter(type, mode: mode) { batch in
+            for index in batch.items.indices {
+                let item = batch.items[index]
                 bus.queue(
-                    _BridgedDelivery(event: event, info: accepted[index].info, settlement: batch.settlement(index)))
+                    _BridgedDelivery(
+                        event: item.event as! E, info: item.info, settlement: batch.settlement(index), route: route))
             }
-            return await batch.outcomes()
         }
     }
 
     private func addImporter<E: Eventable & Codable>(
-        _ type: E.Type, mode: NATSImportMode, settle: @escaping @Sendable ([_Accepted]) async -> [(any Error)?]
+        _ type: E.Type, mode: NATSImportMode, settle: @escaping @Sendable (_BatchSettlement) async -> Void
     ) throws {
         let entry = try events.entry(for: type)
-        let group = try Self.groupName(of: mode)
+        try Self.validate(mode)
         let importer = _Importer(
-            entry: entry, group: group, transport: transport, configuration: configuration, counters: counters,
+            entry: entry, mode: mode, transport: transport, configuration: configuration, counters: counters,
             logger: logger, deadLetter: { [weak self] in self?.postDeadLetter($0) }, settle: settle)
         let isRunning = state.withLockedValue { state -> Bool in
             state.importers.append(importer)
@@ -193,13 +200,15 @@ public final class NATSBridge: Service, Sendable {
         if isRunning { Task { await importer.run { _ in } } }
     }
 
-    /// The group of a competing import, checked (it becomes part of a durable name: no dots).
-    private static func groupName(of mode: NATSImportMode) throws -> String? {
-        guard case .group(let name) = mode else { return nil }
-        guard NATSEventRegistry.isValidName(name), !name.contains(".") else {
-            throw NATSBridgeError.invalidEventName(name)
+    /// Checks the group or instance name of `mode` (it becomes part of a durable name: no dots).
+    private static func validate(_ mode: NATSImportMode) throws {
+        switch mode {
+        case .broadcast: return
+        case .group(let name), .durableBroadcast(let name):
+            guard NATSEventRegistry.isValidName(name), !name.contains(".") else {
+                throw NATSBridgeError.invalidEventName(name)
+            }
         }
-        return name
     }
 
     // MARK: Reports
@@ -252,4 +261,9 @@ struct _BridgedDelivery<E: Eventable>: Eventable {
     let event: E
     let info: NATSDeliveryInfo
     let settlement: _Settlement
+    /// The ``NATSBridge/listen(_:mode:handler:)`` call it belongs to.
+    let route: _Route
 }
+
+/// The identity of one ``NATSBridge/listen(_:mode:handler:)`` call.
+final class _Route: Sendable {}

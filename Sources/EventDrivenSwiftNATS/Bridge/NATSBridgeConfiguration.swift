@@ -21,10 +21,18 @@ public struct NATSBridgeConfiguration: Sendable {
         public var fetchExpiry: Duration = .seconds(1)
         /// How long a publish waits for the server's ack before it is retried.
         public var publishTimeout: Duration = .seconds(5)
-        /// How often a publish is sent in all (with the same `Nats-Msg-Id`) before it is reported.
+        /// How often a publish is sent at least (with the same `Nats-Msg-Id`) before it is reported.
         public var publishAttempts = 4
+        /// How long a publish is retried at least before it is reported: long enough for a
+        /// cluster to elect a new leader for the stream (30 s by default; `.zero` to count
+        /// attempts only).
+        public var publishRetryWindow: Duration = .seconds(30)
         /// How long a broadcast consumer outlives its process on the server.
         public var broadcastInactiveThreshold: Duration = .seconds(60)
+        /// How long the server keeps a durable broadcast consumer
+        /// (``NATSImportMode/durableBroadcast(_:)``) that nobody uses: an instance away longer
+        /// starts afresh. 7 days by default.
+        public var durableBroadcastInactiveThreshold: Duration = .seconds(7 * 24 * 3_600)
 
         /// The defaults.
         public init() {}
@@ -38,6 +46,38 @@ public struct NATSBridgeConfiguration: Sendable {
     public var storage = JetStreamStreamConfiguration.Storage.file
     /// The duplicate window of the stream.
     public var duplicateWindow: Duration = .seconds(120)
+    /// How many servers of a cluster keep each message: 1 (the default, for one server), 3 or 5.
+    public var replicas = 1
+    /// How long the stream keeps a message at most; `nil` (the default) for no limit.
+    public var maxAge: Duration?
+    /// How many bytes the stream keeps at most, the oldest going first; `nil` (the default) for
+    /// no limit.
+    public var maxBytes: Int64?
+    /// Where dead letters are stored: with the events (`nil`, the default: on
+    /// `<prefix>.deadletter.<name>` in the events' stream), or in a stream of their own.
+    public var deadLetterStream: DeadLetterStream?
+    /// The JetStream domain of the servers (a leaf node's or a hub's), when there is one: the
+    /// API is then `$JS.<domain>.API`.
+    public var jetStreamDomain: String?
+    /// The JetStream API prefix, when it is neither `$JS.API` nor a domain's (an account import);
+    /// it wins over ``jetStreamDomain``.
+    public var jetStreamAPIPrefix: String?
+
+    /// A stream of their own for dead letters: they are kept apart from the events, with limits
+    /// of their own, on `<subjectPrefix>.<name>`.
+    public struct DeadLetterStream: Sendable {
+        /// The stream's name (`EDS_DEADLETTER` by default).
+        public var name = "EDS_DEADLETTER"
+        /// Their subject prefix; it must lie outside `<prefix>.>` (`eds_deadletter` by default).
+        public var subjectPrefix = "eds_deadletter"
+        /// How long a dead letter is kept (30 days by default).
+        public var maxAge: Duration? = .seconds(30 * 24 * 3_600)
+        /// How many bytes the stream keeps at most; `nil` (the default) for no limit.
+        public var maxBytes: Int64?
+
+        /// The defaults.
+        public init() {}
+    }
     /// This process's id in `Eds-Source`.
     public var source = "\(ProcessInfo.processInfo.hostName)/\(ProcessInfo.processInfo.processIdentifier)"
     /// Consumer and publish settings.
@@ -50,12 +90,31 @@ public struct NATSBridgeConfiguration: Sendable {
     public var streamConfiguration: JetStreamStreamConfiguration {
         JetStreamStreamConfiguration(
             name: streamName, subjects: ["\(prefix).>"], storage: storage,
-            duplicateWindow: NATSJetStreamTransport.nanoseconds(duplicateWindow))
+            duplicateWindow: NATSJetStreamTransport.nanoseconds(duplicateWindow), replicas: replicas,
+            maxAge: maxAge.map(NATSJetStreamTransport.nanoseconds) ?? 0, maxBytes: maxBytes ?? -1)
+    }
+
+    /// The dead letters' own stream, when they have one.
+    public var deadLetterStreamConfiguration: JetStreamStreamConfiguration? {
+        deadLetterStream.map { stream in
+            JetStreamStreamConfiguration(
+                name: stream.name, subjects: ["\(stream.subjectPrefix).>"], storage: storage,
+                duplicateWindow: NATSJetStreamTransport.nanoseconds(duplicateWindow), replicas: replicas,
+                maxAge: stream.maxAge.map(NATSJetStreamTransport.nanoseconds) ?? 0, maxBytes: stream.maxBytes ?? -1)
+        }
+    }
+
+    /// The JetStream API prefix: ``jetStreamAPIPrefix``, else the domain's, else `$JS.API`.
+    public var apiPrefix: String {
+        jetStreamAPIPrefix ?? jetStreamDomain.map { "$JS.\($0).API" } ?? "$JS.API"
     }
 
     /// `<prefix>.<name>`.
     public func subject(for name: String) -> String { "\(prefix).\(name)" }
 
-    /// `<prefix>.deadletter.<name>`.
-    public func deadLetterSubject(for name: String) -> String { "\(prefix).deadletter.\(name)" }
+    /// `<prefix>.deadletter.<name>`, or `<subjectPrefix>.<name>` with a dead-letter stream.
+    public func deadLetterSubject(for name: String) -> String {
+        if let deadLetterStream { return "\(deadLetterStream.subjectPrefix).\(name)" }
+        return "\(prefix).deadletter.\(name)"
+    }
 }

@@ -24,6 +24,8 @@ public struct NATSBridgeStatistics: Sendable, Equatable {
     public var deadLettered = 0
     /// Acks, naks or terms that could not be sent (the broker redelivers those messages).
     public var settleFailures = 0
+    /// `+WPI`s sent for handlers still running at half the ack wait.
+    public var inProgress = 0
 }
 
 /// The live counters behind ``NATSBridgeStatistics``.
@@ -38,6 +40,7 @@ final class _BridgeCounters: Sendable {
     let retried = Atomic<Int>(0)
     let deadLettered = Atomic<Int>(0)
     let settleFailures = Atomic<Int>(0)
+    let inProgress = Atomic<Int>(0)
 
     var snapshot: NATSBridgeStatistics {
         NATSBridgeStatistics(
@@ -45,7 +48,8 @@ final class _BridgeCounters: Sendable {
             duplicates: duplicates.load(ordering: .relaxed), publishRetries: publishRetries.load(ordering: .relaxed),
             publishFailures: publishFailures.load(ordering: .relaxed), received: received.load(ordering: .relaxed),
             handled: handled.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
-            deadLettered: deadLettered.load(ordering: .relaxed), settleFailures: settleFailures.load(ordering: .relaxed)
-        )
+            deadLettered: deadLettered.load(ordering: .relaxed),
+            settleFailures: settleFailures.load(ordering: .relaxed),
+            inProgress: inProgress.load(ordering: .relaxed))
     }
 }

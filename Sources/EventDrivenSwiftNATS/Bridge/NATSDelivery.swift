@@ -4,10 +4,15 @@ import NIOCore
 
 /// How an imported event is shared among processes.
 public enum NATSImportMode: Sendable, Equatable {
-    /// Every process gets every event published from now on (a consumer of its own).
+    /// Every process gets every event published from now on (a consumer of its own). Events
+    /// published while a process is away are not replayed to it when it comes back.
     case broadcast
     /// Each event goes to exactly one process of the group (one shared durable consumer).
     case group(String)
+    /// Every event, to this instance, named by a name that stays the same across restarts (a
+    /// host name, a pod's ordinal): its consumer is durable, so after a restart it resumes where
+    /// it left off, events published while it was away included.
+    case durableBroadcast(String)
 }
 
 /// Where an imported event came from, for its handler.
@@ -44,6 +49,8 @@ public struct NATSDeadLetter: Eventable, CustomStringConvertible {
     public var deliveryCount: Int
     /// Its body, unchanged.
     public var payload: ByteBuffer
+    /// Its header block as it arrived, when that could not be decoded (the reason says so).
+    public var rawHeaders: ByteBuffer?
 
     /// The event, id and reason on one line.
     public var description: String { "\(eventName) \(messageID ?? "-"): \(reason)" }
@@ -54,49 +61,34 @@ struct _Settlement: Sendable {
     let batch: _BatchSettlement
     let index: Int
 
-    /// `nil` for handled, or the error the handler threw.
+    /// `nil` for handled, or the error the handler threw: the message is settled at once.
     func finish(_ error: (any Error)?) { batch.finish(index, error) }
 }
 
-/// The outcomes of a batch of imported events, awaited once for the whole batch: the importer
-/// settles a batch only when every event of it is done, and waking it per event cost a thread
-/// switch per event.
+/// The messages of one fetched batch. Each is concluded (acknowledged, sent back or
+/// dead-lettered) as soon as its own handler finished, never waiting for the others of its batch:
+/// a batch that waited for its slowest handler let queued messages outlive their ack wait. A
+/// slot finished twice is concluded once.
 final class _BatchSettlement: Sendable {
-    private struct State: Sendable {
-        var outcomes: [(any Error)?]
-        var remaining: Int
-        var waiter: CheckedContinuation<[(any Error)?], Never>?
-    }
+    let items: [_Accepted]
+    private let finished: NIOLockedValueBox<[Bool]>
+    private let conclude: @Sendable (_Accepted, (any Error)?) -> Void
 
-    private let state: NIOLockedValueBox<State>
-
-    init(count: Int) {
-        state = NIOLockedValueBox(State(outcomes: Array(repeating: nil, count: count), remaining: count))
+    init(items: [_Accepted], conclude: @escaping @Sendable (_Accepted, (any Error)?) -> Void) {
+        self.items = items
+        self.finished = NIOLockedValueBox(Array(repeating: false, count: items.count))
+        self.conclude = conclude
     }
 
     /// The slot of the batch's `index`-th event.
     func settlement(_ index: Int) -> _Settlement { _Settlement(batch: self, index: index) }
 
     func finish(_ index: Int, _ error: (any Error)?) {
-        let done = state.withLockedValue { state -> (CheckedContinuation<[(any Error)?], Never>, [(any Error)?])? in
-            state.outcomes[index] = error
-            state.remaining -= 1
-            guard state.remaining == 0, let waiter = state.waiter else { return nil }
-            state.waiter = nil
-            return (waiter, state.outcomes)
+        let isFirst = finished.withLockedValue { finished -> Bool in
+            guard !finished[index] else { return false }
+            finished[index] = true
+            return true
         }
-        if let (waiter, outcomes) = done { waiter.resume(returning: outcomes) }
-    }
-
-    /// Waits until every event of the batch is finished; one outcome per event, `nil` for handled.
-    func outcomes() async -> [(any Error)?] {
-        await withCheckedContinuation { continuation in
-            let known = state.withLockedValue { state -> [(any Error)?]? in
-                if state.remaining == 0 { return state.outcomes }
-                state.waiter = continuation
-                return nil
-            }
-            if let known { continuation.resume(returning: known) }
-        }
+        if isFirst { conclude(items[index], error) }
     }
 }

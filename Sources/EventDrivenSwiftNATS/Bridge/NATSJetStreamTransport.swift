@@ -12,19 +12,35 @@ public struct NATSJetStreamTransport: EventTransport {
     public let stream: JetStreamStreamConfiguration
     /// How consumers are made.
     public let consumers: NATSBridgeConfiguration.Consumers
+    /// The dead letters' own stream, when they have one.
+    public let deadLetterStream: JetStreamStreamConfiguration?
 
-    /// A transport over `client` for the bridge configuration's stream and consumers.
+    /// A transport over `client` for the bridge configuration's streams, consumers and JetStream
+    /// API prefix (or domain).
     public init(client: NATSClient, configuration: NATSBridgeConfiguration) {
         self.client = client
-        self.jetStream = JetStream(client: client)
+        var jetStream = JetStream(client: client)
+        jetStream.apiPrefix = configuration.apiPrefix
+        self.jetStream = jetStream
         self.stream = configuration.streamConfiguration
+        self.deadLetterStream = configuration.deadLetterStreamConfiguration
         self.consumers = configuration.consumers
     }
 
-    /// Connects and creates or checks the stream.
+    /// Connects and creates or checks the streams.
+    /// - Throws: ``NATSBridgeError/configurationMismatch(_:)`` also for a dead-letter stream
+    ///   whose subjects lie inside the events' stream.
     public func start() async throws {
         if !client.isConnected { try await client.connect() }
         try await jetStream.ensureStream(stream)
+        if let deadLetterStream {
+            let eventsPrefix = String(stream.subjects.first?.dropLast(1) ?? "")
+            if deadLetterStream.subjects.contains(where: { $0.hasPrefix(eventsPrefix) }) {
+                throw NATSBridgeError.configurationMismatch(
+                    "dead-letter subjects \(deadLetterStream.subjects) lie inside the events' \(stream.subjects)")
+            }
+            try await jetStream.ensureStream(deadLetterStream)
+        }
     }
 
     /// Flushes and closes the client.
@@ -42,16 +58,52 @@ public struct NATSJetStreamTransport: EventTransport {
         }
     }
 
-    /// A durable consumer named after the group and the subject, or an ephemeral one.
+    /// A durable consumer named after the group and the subject (`<group>_<subject with dots as
+    /// underscores>`), whose max-deliveries advisories are watched, or an ephemeral one.
     public func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer {
-        let durable = group.map { "\($0)_\(subject)".replacingOccurrences(of: ".", with: "_") }
+        try await openConsumer(subject: subject, mode: group.map { .group($0) } ?? .broadcast)
+    }
+
+    /// The consumer of `mode`:
+    /// - `.group(name)`: durable `<name>_<subject with dots as underscores>`, from the stream's
+    ///   start, shared by the group.
+    /// - `.broadcast`: ephemeral, from now on, removed by the server
+    ///   ``NATSBridgeConfiguration/Consumers/broadcastInactiveThreshold`` after its process went.
+    /// - `.durableBroadcast(instance)`: durable `broadcast_<instance>_<subject…>`, from its
+    ///   creation on, resumed after a restart, removed by the server
+    ///   ``NATSBridgeConfiguration/Consumers/durableBroadcastInactiveThreshold`` after its last use.
+    ///
+    /// Each is a pull consumer with explicit acks, `ack_wait`, `max_deliver` and
+    /// `max_ack_pending` from ``NATSBridgeConfiguration/Consumers``; the max-deliveries
+    /// advisories of durable ones are watched.
+    public func openConsumer(subject: String, mode: NATSImportMode) async throws -> any TransportConsumer {
+        let underscored = subject.replacingOccurrences(of: ".", with: "_")
+        let durable: String?
+        let inactive: Int64?
+        switch mode {
+        case .broadcast:
+            (durable, inactive) = (nil, Self.nanoseconds(consumers.broadcastInactiveThreshold))
+        case .group(let name):
+            (durable, inactive) = ("\(name)_\(underscored)", nil)
+        case .durableBroadcast(let instance):
+            (durable, inactive) = (
+                "broadcast_\(instance)_\(underscored)", Self.nanoseconds(consumers.durableBroadcastInactiveThreshold)
+            )
+        }
+        let isGroup: Bool
+        if case .group = mode { isGroup = true } else { isGroup = false }
         let configuration = JetStreamConsumerConfiguration(
-            durableName: durable, deliverPolicy: group == nil ? "new" : "all",
+            durableName: durable, deliverPolicy: isGroup ? "all" : "new",
             ackWait: Self.nanoseconds(consumers.ackWait), maxDeliver: consumers.maxDeliver, filterSubject: subject,
-            maxAckPending: consumers.maxAckPending,
-            inactiveThreshold: group == nil ? Self.nanoseconds(consumers.broadcastInactiveThreshold) : nil)
+            maxAckPending: consumers.maxAckPending, inactiveThreshold: inactive)
         let name = try await jetStream.ensureConsumer(stream: stream.name, configuration)
-        return try JetStreamPullSubscription(jetStream: jetStream, stream: stream.name, consumer: name)
+        let subscription = try JetStreamPullSubscription(
+            jetStream: jetStream, stream: stream.name, consumer: name, capacity: consumers.maxHeld)
+        // A durable consumer's messages that run out of deliveries become dead letters too.
+        let watcher = try durable.map {
+            try _MaxDeliveriesWatcher(jetStream: jetStream, stream: stream.name, consumer: $0)
+        }
+        return _JetStreamConsumer(subscription: subscription, watcher: watcher)
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {

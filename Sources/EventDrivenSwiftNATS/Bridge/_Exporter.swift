@@ -68,7 +68,8 @@ final class _Exporter: _NATSReplySink, Sendable {
         let version: String
         let source: String
         let subjectBytes: [UInt8]
-        /// `Eds-Event: …`, `Eds-Event-Version: …`, `Eds-Source: …`, each with its CRLF.
+        /// `Eds-Event: …`, `Eds-Event-Version: …`, `Eds-Source: …`, `Content-Type: application/json`,
+        /// `Eds-Format: 1`, each with its CRLF.
         let fixedHeaders: [UInt8]
 
         init(entry: NATSEventRegistry.Entry, subject: String, source: String) {
@@ -80,9 +81,12 @@ final class _Exporter: _NATSReplySink, Sendable {
             var headers = ""
             for (name, value) in [
                 (NATSHeaderName.event, entry.name), (NATSHeaderName.eventVersion, version),
-                (NATSHeaderName.source, source),
+                (NATSHeaderName.source, source), (NATSHeaderName.contentType, "application/json"),
+                (NATSHeaderName.format, NATSHeaderName.currentFormat),
             ] {
-                headers += "\(name): \(value)\r\n"
+                // The source is configuration, the name and version registered: still, nothing
+                // that could split the frame is written.
+                headers += "\(name): \(_Importer.oneLine(value))\r\n"
             }
             self.fixedHeaders = Array(headers.utf8)
         }
@@ -125,9 +129,17 @@ final class _Exporter: _NATSReplySink, Sendable {
             completion?(.failure(failure))
             return
         }
+        let traceparent = NATSTraceContext.traceparent
+        if let traceparent, traceparent.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            let failure = NATSBridgeError.publishFailed(
+                messageID: messageIDs.string(id), event: entry.name, reason: "the traceparent holds a control byte")
+            counters.publishFailures.add(1, ordering: .relaxed)
+            report(failure)
+            completion?(.failure(failure))
+            return
+        }
         counters.exported.add(1, ordering: .relaxed)
-        let publish = _Publish(
-            template: template, body: body, id: id, traceparent: NATSTraceContext.traceparent, attempt: 1)
+        let publish = _Publish(template: template, body: body, id: id, traceparent: traceparent, attempt: 1)
         let key = state.withLockedValue { state in
             let key = state.nextKey
             state.nextKey &+= 1
@@ -160,12 +172,16 @@ final class _Exporter: _NATSReplySink, Sendable {
         let traceparent: String?
         /// The attempt under way, from 1.
         var attempt: Int
+        /// When the first attempt was made.
+        let started = ContinuousClock.now
     }
 
     private func attempt(_ publish: _Publish, key: UInt64) {
         do {
             if let client {
-                try client.request(sink: self, key: key, deadline: .now() + publishTimeout) { out, token in
+                try client.request(
+                    sink: self, key: key, subject: publish.template.subject, deadline: .now() + publishTimeout
+                ) { out, token in
                     publish.body.withUnsafeBytes { body in
                         NATSCommandEncoder.exportPublish(
                             subject: publish.template.subjectBytes, replyPrefix: client.replyPrefix, token: token,
@@ -180,6 +196,8 @@ final class _Exporter: _NATSReplySink, Sendable {
                 headers.append(NATSHeaderName.event, publish.template.entry.name)
                 headers.append(NATSHeaderName.eventVersion, publish.template.version)
                 headers.append(NATSHeaderName.source, publish.template.source)
+                headers.append(NATSHeaderName.contentType, "application/json")
+                headers.append(NATSHeaderName.format, NATSHeaderName.currentFormat)
                 if let traceparent = publish.traceparent {
                     headers.append(NATSHeaderName.traceparent, traceparent)
                 }
@@ -215,12 +233,21 @@ final class _Exporter: _NATSReplySink, Sendable {
         }
     }
 
+    /// Retries the publish under `key` with the same message id, 50 ms doubling up to 2 s apart
+    /// (jittered), until it is acknowledged, or reports it once it has had
+    /// ``NATSBridgeConfiguration/Consumers/publishAttempts`` attempts and
+    /// ``NATSBridgeConfiguration/Consumers/publishRetryWindow`` has passed: a stream whose
+    /// cluster elects a new leader answers "no responders" for seconds, and a publish given up
+    /// then would be an event lost.
     private func retryOrReport(_ key: UInt64, error: any Error) {
         let maximum = configuration.consumers.publishAttempts
+        let window = configuration.consumers.publishRetryWindow
         // The attempt that failed, and whether there will be another.
         let failed = state.withLockedValue { state -> (publish: _Publish, retry: Bool)? in
             guard var publish = state.pending[key] else { return nil }
-            guard publish.attempt < maximum else { return (publish, false) }
+            guard publish.attempt < maximum || ContinuousClock.now - publish.started < window else {
+                return (publish, false)
+            }
             publish.attempt += 1
             state.pending[key] = publish
             return (publish, true)
@@ -236,7 +263,7 @@ final class _Exporter: _NATSReplySink, Sendable {
             return
         }
         counters.publishRetries.add(1, ordering: .relaxed)
-        let delay = Duration.milliseconds(50 << min(publish.attempt - 1, 6))
+        let delay = Duration.milliseconds(50 << min(publish.attempt - 1, 6)) * Double.random(in: 0.5...1)
         Task {
             try? await Task.sleep(for: delay)
             self.attempt(publish, key: key)

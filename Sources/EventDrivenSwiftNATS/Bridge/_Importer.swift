@@ -9,38 +9,52 @@ struct _Accepted: Sendable {
     var delivery: any TransportDelivery
     var event: any Eventable
     var info: NATSDeliveryInfo
+    /// Its key among the importer's running deliveries.
+    var key: UInt64 = 0
 }
 
 /// Imports one event type: fetches from its consumer, decodes, hands the events to local
-/// handlers through `settle`, then acks, naks with backoff, or dead-letters each message.
+/// handlers through `settle`, then acks, naks with backoff, or dead-letters each message as soon
+/// as its own handler finished.
+///
+/// What the process holds, the consumer's queue included, stays within
+/// ``NATSBridgeConfiguration/Consumers/maxHeld``: a fetch asks only for the room left. A handler
+/// still running at half the ack wait has its message's ack wait restarted (`+WPI`), and again
+/// every half ack wait.
 final class _Importer: Sendable {
     private struct Held: Sendable {
+        /// Deliveries taken from the consumer and not yet concluded.
         var count = 0
         var waiter: CheckedContinuation<Void, Never>?
         var isStopping = false
         var isStopped = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Who waits for ``count`` to reach 0.
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The deliveries with local handlers, by key, and since when their ack wait runs.
+        var running: [UInt64: (delivery: any TransportDelivery, since: ContinuousClock.Instant)] = [:]
+        var nextKey: UInt64 = 0
     }
 
     let entry: NATSEventRegistry.Entry
-    let group: String?
-    private let transport: any EventTransport
-    private let configuration: NATSBridgeConfiguration
-    private let counters: _BridgeCounters
-    private let logger: Logger
-    private let deadLetter: @Sendable (NATSDeadLetter) -> Void
-    /// Runs the local handlers of a batch; one outcome per event, `nil` for handled.
-    private let settle: @Sendable ([_Accepted]) async -> [(any Error)?]
+    let mode: NATSImportMode
+    let transport: any EventTransport
+    let configuration: NATSBridgeConfiguration
+    let counters: _BridgeCounters
+    let logger: Logger
+    let deadLetter: @Sendable (NATSDeadLetter) -> Void
+    /// Hands a batch to the local handlers, which finish each of its slots.
+    private let settle: @Sendable (_BatchSettlement) async -> Void
     private let held = NIOLockedValueBox(Held())
 
     init(
-        entry: NATSEventRegistry.Entry, group: String?, transport: any EventTransport,
+        entry: NATSEventRegistry.Entry, mode: NATSImportMode, transport: any EventTransport,
         configuration: NATSBridgeConfiguration, counters: _BridgeCounters, logger: Logger,
         deadLetter: @escaping @Sendable (NATSDeadLetter) -> Void,
-        settle: @escaping @Sendable ([_Accepted]) async -> [(any Error)?]
+        settle: @escaping @Sendable (_BatchSettlement) async -> Void
     ) {
         self.entry = entry
-        self.group = group
+        self.mode = mode
         self.transport = transport
         self.configuration = configuration
         self.counters = counters
@@ -67,7 +81,7 @@ final class _Importer: Sendable {
             let consumer: any TransportConsumer
             do {
                 consumer = try await transport.openConsumer(
-                    subject: configuration.subject(for: entry.name), group: group)
+                    subject: configuration.subject(for: entry.name), mode: mode)
             } catch {
                 if isFirst {
                     ready(.failure(error))
@@ -81,8 +95,15 @@ final class _Importer: Sendable {
             isFirst = false
             await withTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { await self.process(consumer) }
+                tasks.addTask { await self.keepInProgress() }
+                tasks.addTask { await self.deadLetterExhausted(consumer) }
                 await fetch(consumer)
                 consumer.finish()
+                await tasks.next()
+                await tasks.next()
+                // The handlers still running settle what they hold before the importer ends.
+                await self.waitUntilNothingHeld()
+                tasks.cancelAll()
             }
         }
     }
@@ -111,18 +132,33 @@ final class _Importer: Sendable {
 
     private func fetch(_ consumer: any TransportConsumer) async {
         let consumers = configuration.consumers
+        let maxHeld = max(1, consumers.maxHeld)
         while !isStopping, !consumer.isLost {
-            await withCheckedContinuation { continuation in
+            // The room left: what the process holds, queued deliveries included, stays within
+            // maxHeld. Nothing is asked for until a whole batch (or maxHeld) fits.
+            let wanted = min(consumers.fetchBatch, maxHeld)
+            var room = 0
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let mayFetch = held.withLockedValue { held -> Bool in
-                    if held.isStopping || held.count + consumers.fetchBatch <= consumers.maxHeld { return true }
+                    room = maxHeld - held.count - consumer.queued
+                    if held.isStopping || room >= wanted { return true }
                     held.waiter = continuation
                     return false
                 }
                 if mayFetch { continuation.resume() }
             }
             guard !isStopping else { return }
+            let size = min(consumers.fetchBatch, room)
+            guard size > 0 else { continue }
             do {
-                try await consumer.fetch(batch: consumers.fetchBatch, expires: consumers.fetchExpiry)
+                try await consumer.fetch(batch: size, expires: consumers.fetchExpiry)
+            } catch let error as NATSError {
+                if case .permissionViolation = error {
+                    logger.error("fetching \(entry.name): \(error)")
+                    try? await Task.sleep(for: .seconds(1))
+                } else {
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
             } catch {
                 try? await Task.sleep(for: .milliseconds(100))
             }
@@ -138,25 +174,87 @@ final class _Importer: Sendable {
             var accepted: [_Accepted] = []
             accepted.reserveCapacity(deliveries.count)
             for delivery in deliveries {
-                if let reason = decode(delivery, into: &accepted) { sendToDeadLetters(delivery, reason: reason) }
+                if let reason = decode(delivery, into: &accepted) {
+                    sendToDeadLetters(delivery, reason: reason) { self.release(nil) }
+                }
             }
-            if !accepted.isEmpty {
-                let outcomes = await settle(accepted)
-                // By index: `zip` copied every item (a dozen reference counts) only to read it.
-                for index in accepted.indices { conclude(accepted[index], outcomes[index]) }
+            guard !accepted.isEmpty else { continue }
+            let now = ContinuousClock.now
+            held.withLockedValue { held in
+                for index in accepted.indices {
+                    accepted[index].key = held.nextKey
+                    held.running[held.nextKey] = (accepted[index].delivery, now)
+                    held.nextKey &+= 1
+                }
             }
-            let waiter = held.withLockedValue { held in
-                held.count -= deliveries.count
-                defer { held.waiter = nil }
-                return held.waiter
+            let batch = _BatchSettlement(items: accepted) { [self] item, outcome in
+                conclude(item, outcome) { self.release(item.key) }
             }
-            waiter?.resume()
+            await settle(batch)
+        }
+    }
+
+    /// One delivery fewer held (and no longer running when it had a key); wakes the fetch loop.
+    private func release(_ key: UInt64?) {
+        let (waiter, drained) = held.withLockedValue { held in
+            held.count -= 1
+            if let key { held.running[key] = nil }
+            defer {
+                held.waiter = nil
+                if held.count == 0 { held.drainWaiters = [] }
+            }
+            return (held.waiter, held.count == 0 ? held.drainWaiters : [])
+        }
+        waiter?.resume()
+        for waiter in drained { waiter.resume() }
+    }
+
+    private func waitUntilNothingHeld() async {
+        await withCheckedContinuation { continuation in
+            let isEmpty = held.withLockedValue { held -> Bool in
+                if held.count == 0 { return true }
+                held.drainWaiters.append(continuation)
+                return false
+            }
+            if isEmpty { continuation.resume() }
+        }
+    }
+
+    /// Restarts the ack wait (`+WPI`) of every message whose handler has run for half the ack
+    /// wait, and again every half ack wait, until cancelled.
+    private func keepInProgress() async {
+        let half = configuration.consumers.ackWait / 2
+        let tick = max(half / 2, .milliseconds(10))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: tick)
+            let now = ContinuousClock.now
+            let due = held.withLockedValue { held -> [any TransportDelivery] in
+                var due: [any TransportDelivery] = []
+                for (key, entry) in held.running where now - entry.since >= half {
+                    due.append(entry.delivery)
+                    held.running[key]?.since = now
+                }
+                return due
+            }
+            for delivery in due {
+                do {
+                    try delivery.inProgress()
+                    counters.inProgress.add(1, ordering: .relaxed)
+                } catch {
+                    counters.settleFailures.add(1, ordering: .relaxed)
+                }
+            }
         }
     }
 
     /// Decodes `delivery` and appends it to `accepted` (built in place, not passed through a
     /// `Result`), or returns why it goes to the dead letters.
     private func decode(_ delivery: any TransportDelivery, into accepted: inout [_Accepted]) -> _DeadLetterReason? {
+        if let headerError = delivery.headerError {
+            let name = String(
+                decoding: delivery.subject.utf8.dropFirst(configuration.prefix.utf8.count + 1), as: UTF8.self)
+            return _DeadLetterReason(name: name, text: "undecodable headers: \(headerError)")
+        }
         let headers = delivery.headers
         // The subject's last part only when the header is missing: it cost a string per event.
         let name =
@@ -165,33 +263,49 @@ final class _Importer: Sendable {
         guard name == entry.name else {
             return _DeadLetterReason(name: name, text: "unknown event name '\(name)' on \(delivery.subject)")
         }
-        if let version = headers[NATSHeaderName.eventVersion], Int(version) != entry.version {
+        if let format = headers[NATSHeaderName.format], format != NATSHeaderName.currentFormat {
             return _DeadLetterReason(
-                name: name, text: "unsupported version \(version) of \(name) (registered: \(entry.version))")
+                name: name,
+                text: "unsupported wire format \(format) (this bridge writes and reads \(NATSHeaderName.currentFormat))"
+            )
+        }
+        // The current version's decoder, or an older version's (a publisher not yet upgraded).
+        var decode = entry.decode
+        if let text = headers[NATSHeaderName.eventVersion], let version = Int(text), version != entry.version {
+            guard let older = entry.olderDecoder(version) else {
+                return _DeadLetterReason(
+                    name: name, text: "unsupported version \(version) of \(name) (registered: \(entry.version))")
+            }
+            decode = older
+        } else if let text = headers[NATSHeaderName.eventVersion], Int(text) == nil {
+            return _DeadLetterReason(name: name, text: "unreadable version of \(name)")
         }
         let event: any Eventable
         do {
             // Decoded where the body lies: copying it into a `Data` first was an allocation and
             // a copy per event. The `Data` does not outlive the call.
             event = try delivery.payload.withUnsafeReadableBytes { bytes in
-                guard let base = bytes.baseAddress, !bytes.isEmpty else { return try entry.decode(Data()) }
-                return try entry.decode(
+                guard let base = bytes.baseAddress, !bytes.isEmpty else { return try decode(Data()) }
+                return try decode(
                     Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
             }
         } catch {
             return _DeadLetterReason(name: name, text: "undecodable body for \(name): \(error)")
         }
         let info = NATSDeliveryInfo(
-            messageID: headers[NATSHeaderName.messageID] ?? "", subject: delivery.subject,
+            messageID: headers[NATSHeaderName.messageID] ?? delivery.stableID, subject: delivery.subject,
             deliveryCount: delivery.deliveryCount, source: headers[NATSHeaderName.source],
             traceparent: headers[NATSHeaderName.traceparent], headers: headers)
         accepted.append(_Accepted(delivery: delivery, event: event, info: info))
         return nil
     }
 
-    private func conclude(_ item: _Accepted, _ outcome: (any Error)?) {
+    /// Settles `item` by its handler's outcome, then calls `done` (after the dead letter is
+    /// stored, for one that goes there).
+    private func conclude(_ item: _Accepted, _ outcome: (any Error)?, done: @escaping @Sendable () -> Void) {
         do {
             guard let error = outcome else {
+                defer { done() }
                 try item.delivery.ack()
                 counters.handled.add(1, ordering: .relaxed)
                 return
@@ -200,11 +314,13 @@ final class _Importer: Sendable {
             if count >= configuration.consumers.maxDeliver {
                 sendToDeadLetters(
                     item.delivery,
-                    reason: _DeadLetterReason(name: entry.name, text: "handler failed \(count) times: \(error)"))
+                    reason: _DeadLetterReason(name: entry.name, text: "handler failed \(count) times: \(error)"),
+                    done: done)
                 return
             }
+            defer { done() }
             let delays = configuration.consumers.retryDelays
-            let delay = delays.isEmpty ? nil : delays[min(count - 1, delays.count - 1)]
+            let delay = delays.isEmpty ? nil : delays[min(max(count - 1, 0), delays.count - 1)]
             try item.delivery.nak(delay: delay)
             counters.retried.add(1, ordering: .relaxed)
         } catch {
@@ -213,39 +329,4 @@ final class _Importer: Sendable {
         }
     }
 
-    private func sendToDeadLetters(_ delivery: any TransportDelivery, reason: _DeadLetterReason) {
-        do {
-            try delivery.term()
-        } catch {
-            counters.settleFailures.add(1, ordering: .relaxed)
-        }
-        let name = NATSEventRegistry.isValidName(reason.name) ? reason.name : "unknown"
-        var headers = delivery.headers
-        let messageID = headers[NATSHeaderName.messageID]
-        headers[NATSHeaderName.messageID] = "deadletter-" + (messageID ?? UUID().uuidString)
-        headers[NATSHeaderName.error] = reason.text
-        if headers[NATSHeaderName.event] == nil { headers[NATSHeaderName.event] = reason.name }
-        let logger = self.logger
-        do {
-            try transport.publish(
-                subject: configuration.deadLetterSubject(for: name), headers: headers, body: delivery.payload
-            ) { result in
-                if case .failure(let error) = result {
-                    logger.error("dead-letter copy of \(messageID ?? "-") not stored: \(error)")
-                }
-            }
-        } catch {
-            logger.error("dead-letter copy of \(messageID ?? "-") not sent: \(error)")
-        }
-        counters.deadLettered.add(1, ordering: .relaxed)
-        deadLetter(
-            NATSDeadLetter(
-                messageID: messageID, eventName: reason.name, subject: delivery.subject, reason: reason.text,
-                deliveryCount: delivery.deliveryCount, payload: delivery.payload))
-    }
-}
-
-struct _DeadLetterReason: Error {
-    var name: String
-    var text: String
 }

@@ -22,9 +22,9 @@ public final class NATSClient: Sendable {
     let group: any EventLoopGroup
     let counters = _NATSClientCounters()
     let state = NIOLockedValueBox(_ClientState())
-    /// `_INBOX.<random>`: replies to this client's requests arrive under it.
+    /// `<inbox prefix>.<random>`: replies to this client's requests arrive under it.
     let inboxPrefix: String
-    /// `_INBOX.<random>.`, the bytes a reply subject starts with.
+    /// `<inbox prefix>.<random>.`, the bytes a reply subject starts with.
     let replyPrefix: [UInt8]
 
     /// Creates a client; call ``connect()`` before using it.
@@ -35,7 +35,7 @@ public final class NATSClient: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.group = eventLoopGroup
-        self.inboxPrefix = "_INBOX." + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        self.inboxPrefix = configuration.inboxPrefix + "." + _ClientState.randomToken()
         self.replyPrefix = Array((inboxPrefix + ".").utf8)
     }
 
@@ -59,14 +59,25 @@ public final class NATSClient: Sendable {
     public func publish(
         _ payload: ByteBuffer, to subject: String, replyTo: String? = nil, headers: NATSHeaders? = nil
     ) throws {
-        guard NATSCommandEncoder.isValidToken(subject) else {
-            throw NATSError.invalidArgument("subject '\(subject)'")
-        }
+        try Self.check(subject: subject, replyTo: replyTo, headers: headers)
         try enqueue { out in
             NATSCommandEncoder.publish(
                 subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &out)
         }
         counters.messagesOut.add(1, ordering: .relaxed)
+    }
+
+    /// Throws unless `subject`, `replyTo` and `headers` can be written without changing the frame.
+    static func check(subject: String, replyTo: String?, headers: NATSHeaders?) throws {
+        guard NATSCommandEncoder.isValidSubject(subject, wildcards: false) else {
+            throw NATSError.invalidArgument("subject \(subject.debugDescription)")
+        }
+        if let replyTo, !NATSCommandEncoder.isValidSubject(replyTo, wildcards: false) {
+            throw NATSError.invalidArgument("reply subject \(replyTo.debugDescription)")
+        }
+        if let headers, let problem = NATSCommandEncoder.headerProblem(headers) {
+            throw NATSError.invalidArgument(problem)
+        }
     }
 
     /// Publishes `bytes` on `subject`.
@@ -102,12 +113,12 @@ public final class NATSClient: Sendable {
                 Int64(
                     timeout.components.seconds * 1_000_000_000
                         + timeout.components.attoseconds / 1_000_000_000))
-        let pending = _ClientState.PendingRequest(deadline: deadline, receiver: .callback(callback))
+        try Self.check(subject: subject, replyTo: nil, headers: headers)
+        let pending = _ClientState.PendingRequest(deadline: deadline, subject: subject, receiver: .callback(callback))
         var token: UInt64 = 0
         try enqueue(
             registering: { state in
-                token = state.nextToken
-                state.nextToken += 1
+                token = state.newToken()
                 state.requests[token] = pending
             },
             { out in
@@ -124,15 +135,16 @@ public final class NATSClient: Sendable {
     /// - Throws: ``NATSError/outboundBufferFull(limit:)``, ``NATSError/closed``,
     ///   ``NATSError/connectionLost``.
     func request(
-        sink: any _NATSReplySink, key: UInt64, deadline: NIODeadline, _ write: (inout ByteBuffer, UInt64) -> Void
+        sink: any _NATSReplySink, key: UInt64, subject: String, deadline: NIODeadline,
+        _ write: (inout ByteBuffer, UInt64) -> Void
     ) throws {
         // Not `enqueue(registering:_:)`: a token shared by its two closures made every access to
         // it a dynamic exclusivity check.
         let channel: (any Channel)? = try state.withLockedValue { state in
             try admit(&state)
-            let token = state.nextToken
-            state.nextToken += 1
-            state.requests[token] = _ClientState.PendingRequest(deadline: deadline, receiver: .sink(sink, key))
+            let token = state.newToken()
+            state.requests[token] = _ClientState.PendingRequest(
+                deadline: deadline, subject: subject, receiver: .sink(sink, key))
             write(&state.pending, token)
             return channelToFlush(&state)
         }
@@ -165,15 +177,33 @@ public final class NATSClient: Sendable {
     public func subscribe(
         to subject: String, queue: String? = nil, handler: @escaping @Sendable (NATSMessage) -> Void
     ) throws -> NATSSubscription {
-        guard NATSCommandEncoder.isValidToken(subject), queue.map(NATSCommandEncoder.isValidToken) ?? true else {
-            throw NATSError.invalidArgument("subject '\(subject)' or queue '\(queue ?? "")'")
+        try subscribe(to: subject, queue: queue, refused: nil, handler: handler)
+    }
+
+    /// Receives the errors that belong to no call: a plain publish or a subscription the
+    /// server refused (``NATSError/permissionViolation(operation:subject:)``). They are also
+    /// logged and counted in ``statistics``.
+    public func setErrorHandler(_ handler: (@Sendable (NATSError) -> Void)?) {
+        state.withLockedValue { $0.errorHandler = handler }
+    }
+
+    /// ``subscribe(to:queue:handler:)``, with `refused` told when the server refuses it.
+    func subscribe(
+        to subject: String, queue: String?, refused: (@Sendable (NATSError) -> Void)?,
+        handler: @escaping @Sendable (NATSMessage) -> Void
+    ) throws -> NATSSubscription {
+        guard NATSCommandEncoder.isValidSubject(subject, wildcards: true),
+            queue.map(NATSCommandEncoder.isValidToken) ?? true
+        else {
+            throw NATSError.invalidArgument(
+                "subject \(subject.debugDescription) or queue \((queue ?? "").debugDescription)")
         }
         var sid: UInt64 = 0
         try enqueue(
             registering: { state in
                 sid = state.nextSID
                 state.nextSID += 1
-                state.subscriptions[sid] = .init(subject: subject, queue: queue, handler: handler)
+                state.subscriptions[sid] = .init(subject: subject, queue: queue, handler: handler, refused: refused)
             },
             { out in
                 NATSCommandEncoder.subscribe(subject: subject, queue: queue, sid: sid, into: &out)
@@ -182,10 +212,34 @@ public final class NATSClient: Sendable {
     }
 
     /// Subscribes to `subject` and returns its messages as a stream, which unsubscribes when it
-    /// ends.
-    public func messages(on subject: String, queue: String? = nil) throws -> AsyncStream<NATSMessage> {
-        let (stream, continuation) = AsyncStream.makeStream(of: NATSMessage.self)
-        let subscription = try subscribe(to: subject, queue: queue) { continuation.yield($0) }
+    /// ends; it also ends when the server refuses the subscription (a permission violation,
+    /// reported to the error handler).
+    ///
+    /// The stream holds at most `limit` messages that its reader has not taken yet. A message
+    /// that arrives when it is full is dropped: counted in
+    /// ``NATSClientStatistics/messagesDropped`` and logged (the first time per stream, then
+    /// every 1,000th), never held.
+    public func messages(on subject: String, queue: String? = nil, limit: Int = 65_536) throws -> AsyncStream<
+        NATSMessage
+    > {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: NATSMessage.self, bufferingPolicy: .bufferingOldest(max(1, limit)))
+        let counters = self.counters
+        let logger = self.logger
+        let dropped = NIOLockedValueBox(0)
+        let take: @Sendable (NATSMessage) -> Void = { message in
+            guard case .dropped = continuation.yield(message) else { return }
+            counters.messagesDropped.add(1, ordering: .relaxed)
+            let count = dropped.withLockedValue {
+                $0 += 1
+                return $0
+            }
+            if count % 1_000 == 1 {
+                logger.warning("messages(on: \(subject)) is full (\(limit) unread): \(count) dropped so far")
+            }
+        }
+        let subscription = try subscribe(
+            to: subject, queue: queue, refused: { _ in continuation.finish() }, handler: take)
         continuation.onTermination = { _ in subscription.unsubscribe() }
         return stream
     }

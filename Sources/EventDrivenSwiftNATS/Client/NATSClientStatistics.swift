@@ -25,6 +25,14 @@ public struct NATSClientStatistics: Sendable, Equatable {
     public var requestsLost = 0
     /// Messages for a subscription that no longer existed.
     public var messagesWithoutSubscription = 0
+    /// Messages dropped because the stream of ``NATSClient/messages(on:queue:limit:)`` that
+    /// should take them was full.
+    public var messagesDropped = 0
+    /// `Permissions Violation` errors from the server (also counted in ``serverErrors``).
+    public var permissionViolations = 0
+    /// Connections left because their server announced lame-duck mode (also counted in
+    /// ``disconnects``).
+    public var lameDuckMoves = 0
 }
 
 /// The live counters behind ``NATSClientStatistics``: relaxed atomics, read without a lock.
@@ -40,6 +48,9 @@ final class _NATSClientCounters: Sendable {
     let requestTimeouts = Atomic<Int>(0)
     let requestsLost = Atomic<Int>(0)
     let messagesWithoutSubscription = Atomic<Int>(0)
+    let messagesDropped = Atomic<Int>(0)
+    let permissionViolations = Atomic<Int>(0)
+    let lameDuckMoves = Atomic<Int>(0)
 
     var snapshot: NATSClientStatistics {
         NATSClientStatistics(
@@ -53,6 +64,9 @@ final class _NATSClientCounters: Sendable {
             outboundBufferFull: outboundBufferFull.load(ordering: .relaxed),
             requestTimeouts: requestTimeouts.load(ordering: .relaxed),
             requestsLost: requestsLost.load(ordering: .relaxed),
-            messagesWithoutSubscription: messagesWithoutSubscription.load(ordering: .relaxed))
+            messagesWithoutSubscription: messagesWithoutSubscription.load(ordering: .relaxed),
+            messagesDropped: messagesDropped.load(ordering: .relaxed),
+            permissionViolations: permissionViolations.load(ordering: .relaxed),
+            lameDuckMoves: lameDuckMoves.load(ordering: .relaxed))
     }
 }

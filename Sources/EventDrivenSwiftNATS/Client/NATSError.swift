@@ -22,6 +22,13 @@ public enum NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     /// TLS was asked for and could not be set up.
     case tlsFailed(String)
+    /// The server refused the credentials (`Authorization Violation` and its kin): at
+    /// ``NATSClient/connect()``, or repeatedly while reconnecting, after which the client is
+    /// closed.
+    case authorizationFailed(String)
+    /// The user may not publish to, or subscribe to, `subject` (the server's
+    /// `Permissions Violation`): the operation that caused it fails with this error.
+    case permissionViolation(operation: String, subject: String)
 
     /// The error in words.
     public var description: String {
@@ -36,6 +43,8 @@ public enum NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noResponders(let subject): "no responders on \(subject)"
         case .invalidArgument(let detail): "invalid argument: \(detail)"
         case .tlsFailed(let detail): "TLS failed: \(detail)"
+        case .authorizationFailed(let detail): "the NATS server refused the credentials: \(detail)"
+        case .permissionViolation(let operation, let subject): "not permitted to \(operation) \(subject)"
         }
     }
 }

@@ -78,4 +78,11 @@ public enum NATSHeaderName {
     public static let error = "Eds-Error"
     /// W3C trace context.
     public static let traceparent = "traceparent"
+    /// The body's media type: `application/json`.
+    public static let contentType = "Content-Type"
+    /// The version of the bridge's wire format (``currentFormat``); a message without it is read
+    /// as version 1.
+    public static let format = "Eds-Format"
+    /// The wire format this bridge writes and reads.
+    public static let currentFormat = "1"
 }

@@ -12,6 +12,11 @@ public struct NATSMessage: Sendable {
     public var payload: ByteBuffer
     /// The id of the subscription that received it.
     public var subscriptionID: UInt64
+    /// Why its header block could not be decoded (``headers`` is then empty): the message alone
+    /// is unreadable, the connection is sound. A bridge importer dead-letters such a message.
+    public var headerError: NATSError?
+    /// The undecodable header block as it arrived, when ``headerError`` is set.
+    public var rawHeaders: ByteBuffer?
 
     /// Creates a message.
     public init(

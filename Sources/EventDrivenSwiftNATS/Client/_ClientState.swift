@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// Everything a ``NATSClient`` changes over time, kept in one value behind the client's lock.
@@ -13,6 +14,8 @@ struct _ClientState: Sendable {
         var subject: String
         var queue: String?
         var handler: @Sendable (NATSMessage) -> Void
+        /// Told when the server refuses the subscription (a permission violation).
+        var refused: (@Sendable (NATSError) -> Void)?
     }
 
     struct PendingRequest: Sendable {
@@ -25,6 +28,8 @@ struct _ClientState: Sendable {
         }
 
         var deadline: NIODeadline
+        /// The subject it was published to: a permission violation for it fails the request.
+        var subject: String
         var receiver: Receiver
 
         /// Hands `result` to the receiver.
@@ -45,7 +50,6 @@ struct _ClientState: Sendable {
     var requests: [UInt64: PendingRequest] = [:]
     /// The subscription of the request inbox: its messages answer ``requests``.
     var inboxSID: UInt64?
-    var nextToken: UInt64 = 1
     /// One entry per `PING` sent, in order, matched by the server's `PONG`s: a ``NATSClient/flush()``
     /// waiting, or `nil` for a keep-alive `PING`.
     var pongWaiters: [CheckedContinuation<Void, any Error>?] = []
@@ -56,6 +60,59 @@ struct _ClientState: Sendable {
     var serverInfo: NATSServerInfo?
     var sweeper: RepeatedTask?
     var reconnectTask: Task<Void, Never>?
+    /// The servers to connect to: the configured ones (shuffled unless told not to), then those
+    /// the servers announced (`connect_urls`).
+    var servers: [URL] = []
+    /// The server of the current (or last) connection.
+    var currentServer: URL?
+    /// Why the client closed by itself, if it did.
+    var closeReason: NATSError?
+    /// Receives errors that belong to no call (a refused plain publish or subscription).
+    var errorHandler: (@Sendable (NATSError) -> Void)?
+    /// Called once the client is closed.
+    var closeHandlers: [@Sendable (NATSError?) -> Void] = []
+
+    /// The servers in the order to try them: the current one last.
+    func serversToTry() -> [URL] {
+        guard let current = currentServer, let index = servers.firstIndex(of: current) else { return servers }
+        return Array(servers[(index + 1)...] + servers[...index])
+    }
+
+    /// Adds the servers of a cluster's `connect_urls` (`host:port`) that the pool lacks, with the
+    /// scheme and credentials of `server`, which announced them (a cluster shares its logins).
+    mutating func discover(_ urls: [String], from server: URL) {
+        for entry in urls.prefix(64) {
+            guard var parts = URLComponents(string: "\(server.scheme ?? "nats")://\(entry)"), parts.host != nil else {
+                continue
+            }
+            let known = servers.contains {
+                NATSClientConfiguration.hostAndPort($0) == (
+                    parts.host!.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), parts.port ?? 4222
+                )
+            }
+            guard !known else { continue }
+            parts.user = server.user
+            parts.password = server.password
+            if let url = parts.url { servers.append(url) }
+        }
+    }
+
+    /// A reply token no one can guess (a random 64-bit number) that no pending request uses.
+    mutating func newToken() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        while true {
+            let token = generator.next() as UInt64
+            if requests[token] == nil { return token }
+        }
+    }
+
+    /// 128 random bits in 22 base-62 characters, for an inbox no one can guess.
+    static func randomToken() -> String {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+        var generator = SystemRandomNumberGenerator()
+        return String(
+            decoding: (0..<22).map { _ in alphabet[Int.random(in: 0..<62, using: &generator)] }, as: UTF8.self)
+    }
 
     var isClosed: Bool {
         if case .closed = phase { return true }

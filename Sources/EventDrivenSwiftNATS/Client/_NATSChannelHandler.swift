@@ -1,17 +1,23 @@
 import NIOCore
 
 /// Reads a connection's bytes into frames, runs the `INFO` → `CONNECT` → `PING`/`PONG`
-/// handshake (with the TLS upgrade between `INFO` and `CONNECT`), answers the server's `PING`,
-/// and hands every later frame to the client, all the frames of one read together. Lives on its
-/// channel's event loop only.
+/// handshake (with the TLS upgrade between `INFO` and `CONNECT`, or TLS from the first byte),
+/// answers the server's `PING`, and hands every later frame to the client, all the frames of
+/// one read together. Lives on its channel's event loop only.
+///
+/// When TLS is used, nothing read in plaintext but the `INFO` line is trusted: bytes that came
+/// with it, or after it before the upgrade, are a protocol error, and the handshake completes
+/// only on a `PONG` read through TLS.
 final class _NATSChannelHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     struct Hooks: Sendable {
-        /// The `CONNECT` JSON for the server that sent this `INFO`.
-        var connectJSON: @Sendable (NATSServerInfo) -> String
-        /// A TLS handler to put first in the pipeline, when TLS is to be used with this server.
+        /// The `CONNECT` JSON for the server that sent this `INFO` (which may carry a nonce to
+        /// sign).
+        var connectJSON: @Sendable (NATSServerInfo) throws -> String
+        /// A TLS handler to put first in the pipeline, when TLS is to be used with this server
+        /// and is not already (TLS-first).
         var tlsHandler: @Sendable (NATSServerInfo) throws -> (any ChannelHandler)?
         /// The frames after the handshake that one read brought, in order.
         var frames: @Sendable ([NATSServerFrame]) -> Void
@@ -26,8 +32,10 @@ final class _NATSChannelHandler: ChannelInboundHandler {
     private enum Phase { case awaitingInfo, awaitingPong, ready, closed }
 
     private var phase = Phase.awaitingInfo
+    /// Whether the handshake succeeded: a later close is a lost connection to report.
+    private var wasReady = false
     private var cumulation: ByteBuffer?
-    private let parser = NATSProtocolParser()
+    private var parser = NATSProtocolParser()
     private let handshake: EventLoopPromise<NATSServerInfo>
     private var info: NATSServerInfo?
     private let hooks: Hooks
@@ -51,7 +59,14 @@ final class _NATSChannelHandler: ChannelInboundHandler {
                 cumulation = buffer
                 try handle(frame, context: context)
             }
-            if let buffer = cumulation, buffer.readableBytes == 0 { cumulation = nil }
+            if let buffer = cumulation {
+                if buffer.readableBytes == 0 {
+                    cumulation = nil
+                } else if buffer.readableBytes > parser.maximumFrameBytes {
+                    // The parser refuses larger frames as soon as they are announced; this is the backstop.
+                    throw NATSError.protocolError("more than \(parser.maximumFrameBytes) bytes without a whole frame")
+                }
+            }
             handOver()
         } catch let error as NATSError {
             handOver()
@@ -63,23 +78,24 @@ final class _NATSChannelHandler: ChannelInboundHandler {
     }
 
     private func handle(_ frame: NATSServerFrame, context: ChannelHandlerContext) throws {
-        if case .ping = frame {
-            var out = context.channel.allocator.buffer(capacity: 6)
-            NATSCommandEncoder.pong(into: &out)
-            context.writeAndFlush(wrapOutboundOut(out), promise: nil)
-            return
-        }
         switch phase {
         case .awaitingInfo:
             guard case .info(let info) = frame else {
                 throw NATSError.protocolError("expected INFO first")
             }
             self.info = info
+            parser.maximumPayload = NATSProtocolParser.capped(maxPayload: info.maxPayload)
             if let tls = try hooks.tlsHandler(info) {
+                // Whatever came with INFO was read in plaintext: a server does not send it.
+                if let rest = cumulation, rest.readableBytes > 0 {
+                    throw NATSError.protocolError(
+                        "\(rest.readableBytes) plaintext bytes after INFO where the TLS handshake was due")
+                }
+                cumulation = nil
                 try context.pipeline.syncOperations.addHandler(tls, position: .first)
             }
             var out = context.channel.allocator.buffer(capacity: 256)
-            NATSCommandEncoder.connect(json: hooks.connectJSON(info), into: &out)
+            NATSCommandEncoder.connect(json: try hooks.connectJSON(info), into: &out)
             NATSCommandEncoder.ping(into: &out)
             context.writeAndFlush(wrapOutboundOut(out), promise: nil)
             phase = .awaitingPong
@@ -87,19 +103,35 @@ final class _NATSChannelHandler: ChannelInboundHandler {
             switch frame {
             case .pong:
                 phase = .ready
+                wasReady = true
                 handshake.succeed(info!)
+            case .ping:
+                answerPing(context: context)
             case .error(let detail):
                 fail(.serverError(detail), context: context)
             case .ok, .info:
                 break
-            default:
-                throw NATSError.protocolError("unexpected frame during the handshake")
+            case .message:
+                throw NATSError.protocolError("a message during the handshake")
             }
         case .ready:
+            if case .ping = frame {
+                answerPing(context: context)
+                return
+            }
+            if case .info(let info) = frame {
+                parser.maximumPayload = NATSProtocolParser.capped(maxPayload: info.maxPayload)
+            }
             ready.append(frame)
         case .closed:
             break
         }
+    }
+
+    private func answerPing(context: ChannelHandlerContext) {
+        var out = context.channel.allocator.buffer(capacity: 6)
+        NATSCommandEncoder.pong(into: &out)
+        context.writeAndFlush(wrapOutboundOut(out), promise: nil)
     }
 
     /// Gives the client what this read brought: one call, so that it takes its lock once per read
@@ -112,10 +144,11 @@ final class _NATSChannelHandler: ChannelInboundHandler {
     }
 
     private func fail(_ error: NATSError, context: ChannelHandlerContext) {
+        guard phase != .closed else { return }
         if case .protocolError = error { hooks.protocolError(error) }
-        let wasReady = phase == .ready
-        phase = .closed
         if !wasReady { handshake.fail(error) }
+        phase = .closed
+        cumulation = nil
         context.close(promise: nil)
     }
 
@@ -125,17 +158,14 @@ final class _NATSChannelHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let wasReady = phase == .ready
-        if phase == .awaitingInfo || phase == .awaitingPong {
-            handshake.fail(NATSError.connectionLost)
-        }
+        if !wasReady { handshake.fail(NATSError.connectionLost) }
         phase = .closed
         if wasReady { hooks.inactive(context.channel) }
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if phase == .awaitingInfo || phase == .awaitingPong {
+        if !wasReady, phase != .closed {
             let natsError = (error as? NATSError) ?? .tlsFailed("\(error)")
             phase = .closed
             handshake.fail(natsError)

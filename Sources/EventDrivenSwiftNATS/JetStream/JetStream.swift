@@ -33,13 +33,15 @@ public struct JetStream: Sendable {
         try await writeStream("STREAM.CREATE", configuration)
     }
 
-    /// Changes a stream's configuration (subjects and duplicate window; not its storage).
+    /// Changes a stream's configuration (subjects, duplicate window, replicas and limits; not its
+    /// storage).
     public func updateStream(_ configuration: JetStreamStreamConfiguration) async throws {
         try await writeStream("STREAM.UPDATE", configuration)
     }
 
     /// Creates the stream when it is missing; when it exists, checks that it has the same storage
-    /// and duplicate window and captures the wanted subjects.
+    /// and duplicate window and captures the wanted subjects, and applies changed replicas,
+    /// `max_age` and `max_bytes` (an update).
     ///
     /// A broker that has just restarted may report the stream missing while it still recovers
     /// it, then refuse to create it because its subjects overlap the recovered one (10065): the
@@ -76,12 +78,20 @@ public struct JetStream: Sendable {
         guard differences.isEmpty else {
             throw NATSBridgeError.configurationMismatch("stream \(wanted.name): " + differences.joined(separator: "; "))
         }
+        if existing.replicas != wanted.replicas || existing.maxAge != wanted.maxAge
+            || existing.maxBytes != wanted.maxBytes
+        {
+            var update = wanted
+            update.subjects = existing.subjects
+            try await updateStream(update)
+        }
     }
 
     private func writeStream(_ operation: String, _ configuration: JetStreamStreamConfiguration) async throws {
         let request = _StreamCreateRequest(
             name: configuration.name, subjects: configuration.subjects, storage: configuration.storage,
-            duplicateWindow: configuration.duplicateWindow)
+            duplicateWindow: configuration.duplicateWindow, numReplicas: configuration.replicas,
+            maxAge: configuration.maxAge, maxBytes: configuration.maxBytes)
         let response: _StreamInfoResponse = try await call("\(operation).\(configuration.name)", body: request)
         if let error = response.error { throw error }
     }
@@ -99,10 +109,13 @@ public struct JetStream: Sendable {
     }
 
     /// Creates a pull consumer, durable when the configuration has a durable name, and returns
-    /// its name.
+    /// its name; for an existing durable consumer, applies the settings a consumer may change
+    /// (`ack_wait`, `max_deliver`, `max_ack_pending`). Through the consumer API of nats-server
+    /// 2.9 and later, `CONSUMER.CREATE.<stream>.<name>.<filter>`.
     public func createConsumer(stream: String, _ configuration: JetStreamConsumerConfiguration) async throws -> String {
         let subject =
-            configuration.durableName.map { "CONSUMER.DURABLE.CREATE.\(stream).\($0)" } ?? "CONSUMER.CREATE.\(stream)"
+            configuration.durableName.map { "CONSUMER.CREATE.\(stream).\($0).\(configuration.filterSubject)" }
+            ?? "CONSUMER.CREATE.\(stream)"
         let response: _ConsumerInfoResponse = try await call(
             subject, body: _ConsumerCreateRequest(streamName: stream, config: configuration))
         if let error = response.error { throw error }
@@ -113,7 +126,8 @@ public struct JetStream: Sendable {
     }
 
     /// Creates a durable consumer when it is missing; when it exists, checks the settings that
-    /// decide what it delivers and how often.
+    /// decide what it delivers (filter subject, ack policy) and applies changed `ack_wait`,
+    /// `max_deliver` and `max_ack_pending`.
     /// - Throws: ``NATSBridgeError/configurationMismatch(_:)`` naming each difference.
     public func ensureConsumer(stream: String, _ wanted: JetStreamConsumerConfiguration) async throws -> String {
         guard let durable = wanted.durableName else { return try await createConsumer(stream: stream, wanted) }
@@ -127,12 +141,14 @@ public struct JetStream: Sendable {
         if existing.ackPolicy != wanted.ackPolicy {
             differences.append("ack policy is \(existing.ackPolicy), expected \(wanted.ackPolicy)")
         }
-        if existing.maxDeliver != wanted.maxDeliver {
-            differences.append("max deliver is \(existing.maxDeliver), expected \(wanted.maxDeliver)")
-        }
         guard differences.isEmpty else {
             throw NATSBridgeError.configurationMismatch(
                 "consumer \(durable) on \(stream): " + differences.joined(separator: "; "))
+        }
+        if existing.ackWait != wanted.ackWait || existing.maxDeliver != wanted.maxDeliver
+            || existing.maxAckPending != wanted.maxAckPending
+        {
+            return try await createConsumer(stream: stream, wanted)
         }
         return durable
     }

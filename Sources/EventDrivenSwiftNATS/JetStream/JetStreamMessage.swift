@@ -13,7 +13,8 @@ public struct JetStreamMessage: Sendable {
 
     /// Reads the delivery count and sequence from the ack subject
     /// (`$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>`, or
-    /// the longer form with domain and account hash); `nil` when it has none.
+    /// the longer form with domain and account hash); `nil` when it has none, or when a number
+    /// is not one (beyond `UInt64`, or a delivery count of 0 or beyond `Int`).
     init?(_ message: NATSMessage, client: NATSClient) {
         guard let reply = message.replyTo, reply.hasPrefix("$JS.ACK.") else { return nil }
         // Scanned as bytes where the string keeps them: splitting the subject into strings, or
@@ -28,6 +29,7 @@ public struct JetStreamMessage: Sendable {
             var digits = 0
             var isNumber = true
             func endToken() {
+                // A number beyond `UInt64` is not one (its token reads as nil).
                 guard isNumber, digits > 0 else { return }
                 switch token {
                 case 4: numbers.0 = value
@@ -45,7 +47,10 @@ public struct JetStreamMessage: Sendable {
                     digits = 0
                     isNumber = true
                 } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                    value = value &* 10 &+ UInt64(byte - UInt8(ascii: "0"))
+                    let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+                    let (sum, carry) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+                    if overflow || carry { isNumber = false }
+                    value = sum
                     digits += 1
                 } else {
                     isNumber = false
@@ -58,7 +63,8 @@ public struct JetStreamMessage: Sendable {
             default: return nil
             }
         }
-        guard let (delivered, sequence) = numbers else { return nil }
+        // A delivery count is at least 1; one that does not fit an `Int` is no count.
+        guard let (delivered, sequence) = numbers, delivered >= 1, delivered <= UInt64(Int.max) else { return nil }
         self.message = message
         self.deliveryCount = Int(delivered)
         self.streamSequence = sequence
@@ -71,6 +77,19 @@ public struct JetStreamMessage: Sendable {
     public var headers: NATSHeaders { message.headers }
     /// Its body.
     public var payload: ByteBuffer { message.payload }
+    /// `<stream>:<sequence>`: the same on every delivery, an id for a message published without
+    /// `Nats-Msg-Id`.
+    public var stableID: String {
+        // The stream is the ack subject's third token (the fifth in the form with a domain and account hash).
+        let tokens = (message.replyTo ?? "").split(separator: ".", omittingEmptySubsequences: false)
+        let stream = tokens.count >= 11 ? tokens[4] : tokens.count > 2 ? tokens[2] : ""
+        return "\(stream):\(streamSequence)"
+    }
+
+    /// Why its headers could not be decoded, if they could not.
+    public var headerError: NATSError? { message.headerError }
+    /// Its undecodable header block, when ``headerError`` is set.
+    public var rawHeaders: ByteBuffer? { message.rawHeaders }
 
     /// Handled: the server will not deliver it again (`+ACK`).
     public func ack() throws { try reply(Self.ackBody) }
@@ -170,9 +189,7 @@ public struct JetStreamPublishAck: Sendable, Equatable {
             if equals(key, "stream") {
                 stream = value
             } else if equals(key, "seq") {
-                sequence =
-                    value.isEmpty || !value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-                    ? nil : value.reduce(UInt64(0)) { $0 &* 10 &+ UInt64($1 - UInt8(ascii: "0")) }
+                sequence = NATSProtocolParser.integer(value)
             } else if equals(key, "duplicate") {
                 duplicate = equals(value, "true")
             }

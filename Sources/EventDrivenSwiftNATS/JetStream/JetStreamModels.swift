@@ -16,18 +16,45 @@ public struct JetStreamStreamConfiguration: Codable, Sendable, Equatable {
     public var storage: Storage
     /// The window, in nanoseconds, in which a repeated `Nats-Msg-Id` is dropped as a duplicate.
     public var duplicateWindow: Int64
+    /// How many servers of a cluster keep a copy (1, 3 or 5).
+    public var replicas: Int
+    /// How long, in nanoseconds, a message is kept at most; 0 for no limit.
+    public var maxAge: Int64
+    /// How many bytes the stream keeps at most (the oldest messages go first); -1 for no limit.
+    public var maxBytes: Int64
 
     /// A configuration.
-    public init(name: String, subjects: [String], storage: Storage, duplicateWindow: Int64) {
+    public init(
+        name: String, subjects: [String], storage: Storage, duplicateWindow: Int64, replicas: Int = 1,
+        maxAge: Int64 = 0, maxBytes: Int64 = -1
+    ) {
         self.name = name
         self.subjects = subjects
         self.storage = storage
         self.duplicateWindow = duplicateWindow
+        self.replicas = replicas
+        self.maxAge = maxAge
+        self.maxBytes = maxBytes
+    }
+
+    /// Decodes a stream's configuration, with the server's defaults for what it leaves out.
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        name = try values.decode(String.self, forKey: .name)
+        subjects = try values.decodeIfPresent([String].self, forKey: .subjects) ?? []
+        storage = try values.decode(Storage.self, forKey: .storage)
+        duplicateWindow = try values.decodeIfPresent(Int64.self, forKey: .duplicateWindow) ?? 0
+        replicas = try values.decodeIfPresent(Int.self, forKey: .replicas) ?? 1
+        maxAge = try values.decodeIfPresent(Int64.self, forKey: .maxAge) ?? 0
+        maxBytes = try values.decodeIfPresent(Int64.self, forKey: .maxBytes) ?? -1
     }
 
     enum CodingKeys: String, CodingKey {
         case name, subjects, storage
         case duplicateWindow = "duplicate_window"
+        case replicas = "num_replicas"
+        case maxAge = "max_age"
+        case maxBytes = "max_bytes"
     }
 }
 
@@ -120,11 +147,15 @@ struct _StreamCreateRequest: Encodable {
     var retention = "limits"
     var discard = "old"
     var numReplicas = 1
+    var maxAge: Int64 = 0
+    var maxBytes: Int64 = -1
 
     enum CodingKeys: String, CodingKey {
         case name, subjects, storage, retention, discard
         case duplicateWindow = "duplicate_window"
         case numReplicas = "num_replicas"
+        case maxAge = "max_age"
+        case maxBytes = "max_bytes"
     }
 }
 

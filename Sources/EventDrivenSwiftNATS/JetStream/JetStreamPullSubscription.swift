@@ -4,6 +4,12 @@ import NIOCore
 /// Fetches messages from a pull consumer (`$JS.API.CONSUMER.MSG.NEXT`) into a queue that the
 /// caller empties with ``nextMessages()``.
 ///
+/// The queue holds at most ``capacity`` messages: a fetch asks for no more than there is room
+/// for, and a delivery beyond it (one the server sent unasked) is dropped unacknowledged,
+/// counted in ``droppedDeliveries`` and logged; the server delivers it again after its ack
+/// wait. A delivery without a readable ack subject cannot be settled: it is dropped and counted
+/// the same way.
+///
 /// One fetch is outstanding at a time; it ends when its batch has arrived, when the server
 /// ends it (status 404/408/409), or when its time is up here (the connection may be gone).
 public final class JetStreamPullSubscription: Sendable {
@@ -14,43 +20,95 @@ public final class JetStreamPullSubscription: Sendable {
         var queueWaiter: CheckedContinuation<[JetStreamMessage], Never>?
         var isFinished = false
         var consumerGone = false
+        var dropped = 0
+        var refusal: NATSError?
+        /// When the server last sent anything for a fetch (a message or a heartbeat).
+        var lastActivity = NIODeadline.now()
+        var missedHeartbeats = 0
+        /// Fetches refused in a row (status 409).
+        var conflicts = 0
     }
 
     /// The stream and consumer it fetches from.
     public let stream: String, consumer: String
     private let jetStream: JetStream
-    private let inbox: String
+    /// Where its deliveries arrive.
+    let inbox: String
     private let state = NIOLockedValueBox(State())
     private let subscription = NIOLockedValueBox<NATSSubscription?>(nil)
 
-    /// Subscribes a private inbox for `consumer`'s deliveries.
-    public init(jetStream: JetStream, stream: String, consumer: String) throws {
+    /// The most messages the queue holds.
+    public let capacity: Int
+
+    /// Subscribes a private inbox for `consumer`'s deliveries, queueing at most `capacity`.
+    public init(jetStream: JetStream, stream: String, consumer: String, capacity: Int = 2_048) throws {
         self.jetStream = jetStream
         self.stream = stream
         self.consumer = consumer
+        self.capacity = max(1, capacity)
         self.inbox = jetStream.client.inboxPrefix + ".pull." + String(UInt64.random(in: 0...UInt64.max))
-        let subscription = try jetStream.client.subscribe(to: inbox) { [weak self] in self?.received($0) }
+        let subscription = try jetStream.client.subscribe(
+            to: inbox, queue: nil, refused: { [weak self] in self?.refuse($0) },
+            handler: { [weak self] in self?.received($0) })
         self.subscription.withLockedValue { $0 = subscription }
     }
+
+    /// Deliveries that arrived and were not taken yet.
+    public var queued: Int { state.withLockedValue { $0.queue.count } }
+
+    /// Deliveries dropped: beyond ``capacity``, or without a readable ack subject.
+    public var droppedDeliveries: Int { state.withLockedValue { $0.dropped } }
 
     /// Whether the server said the consumer no longer exists: it must be created again.
     public var consumerGone: Bool { state.withLockedValue { $0.consumerGone } }
 
-    /// Asks for up to `batch` messages, waiting up to `expires` for them, and returns when the
-    /// fetch has ended. Messages go to the queue as they arrive.
+    /// Asks for up to `batch` messages (fewer when the queue has less room), waiting up to
+    /// `expires` for them, and returns when the fetch has ended. Messages go to the queue as they
+    /// arrive.
+    /// - Throws: ``NATSError/permissionViolation(operation:subject:)`` once the server refused
+    ///   the inbox's subscription, and what publishing the request throws.
+    ///
+    /// The request asks the server for idle heartbeats every quarter of `expires`: two missed in
+    /// a row end the fetch as lost (the server or the route to it is gone), long before
+    /// `expires`. After the server refused a fetch (status 409: too many waiting requests, a
+    /// batch too large), the next one waits first, 100 ms doubling up to 2 s while it keeps
+    /// refusing.
     public func fetch(batch: Int, expires: Duration) async throws {
         let nanoseconds = expires.components.seconds * 1_000_000_000 + expires.components.attoseconds / 1_000_000_000
-        let body = "{\"batch\":\(batch),\"expires\":\(nanoseconds)}"
-        state.withLockedValue { state in
+        let conflicts = state.withLockedValue { $0.conflicts }
+        if conflicts > 0 {
+            try? await Task.sleep(for: min(.milliseconds(100) * (1 << min(conflicts - 1, 5)), .seconds(2)))
+        }
+        let capacity = self.capacity
+        let batch = state.withLockedValue { state in
+            let batch = min(batch, capacity - state.queue.count)
             state.expected = batch
             state.consumerGone = false
+            return batch
         }
+        if let refusal = state.withLockedValue({ $0.refusal }) { throw refusal }
+        guard batch > 0 else { return }
+        let heartbeat = max(nanoseconds / 4, 1_000_000)
+        let body = "{\"batch\":\(batch),\"expires\":\(nanoseconds),\"idle_heartbeat\":\(heartbeat)}"
+        state.withLockedValue { $0.lastActivity = .now() }
         try jetStream.client.publish(
             ByteBuffer(string: body), to: "\(jetStream.apiPrefix).CONSUMER.MSG.NEXT.\(stream).\(consumer)",
             replyTo: inbox)
-        let timer = jetStream.client.group.next().scheduleTask(
-            in: .nanoseconds(nanoseconds) + .milliseconds(500)
-        ) { [weak self] in self?.endFetch() }
+        let loop = jetStream.client.group.next()
+        let timer = loop.scheduleTask(in: .nanoseconds(nanoseconds) + .milliseconds(500)) { [weak self] in
+            self?.endFetch()
+        }
+        let watchdog = loop.scheduleRepeatedTask(
+            initialDelay: .nanoseconds(heartbeat), delay: .nanoseconds(heartbeat)
+        ) { [weak self] _ in
+            guard let self else { return }
+            let missed = self.state.withLockedValue { state -> Bool in
+                guard NIODeadline.now() - state.lastActivity > .nanoseconds(2 * heartbeat) else { return false }
+                state.missedHeartbeats += 1
+                return true
+            }
+            if missed { self.endFetch() }
+        }
         await withCheckedContinuation { continuation in
             let isOver = state.withLockedValue { state -> Bool in
                 if state.expected <= 0 || state.isFinished { return true }
@@ -60,7 +118,11 @@ public final class JetStreamPullSubscription: Sendable {
             if isOver { continuation.resume() }
         }
         timer.cancel()
+        watchdog.cancel()
     }
+
+    /// Fetches ended because the server's idle heartbeats stopped.
+    public var missedHeartbeats: Int { state.withLockedValue { $0.missedHeartbeats } }
 
     /// Every message that has arrived and not been taken yet; waits while there is none. Empty
     /// once the subscription is finished.
@@ -109,17 +171,31 @@ public final class JetStreamPullSubscription: Sendable {
         if let status = message.headers.status {
             // 100: heartbeat. 404/408: nothing (more) to deliver in time. 409: the fetch was
             // refused or the consumer deleted. 503: no one serves the consumer's subject.
-            guard status != 100 else { return }
+            guard status != 100 else {
+                state.withLockedValue { $0.lastActivity = .now() }
+                return
+            }
             let gone =
                 status == 503 || (status == 409 && (message.headers.statusDescription ?? "").contains("Deleted"))
-            if gone { state.withLockedValue { $0.consumerGone = true } }
+            state.withLockedValue { state in
+                state.lastActivity = .now()
+                if gone { state.consumerGone = true }
+                if status == 409, !gone { state.conflicts += 1 } else { state.conflicts = 0 }
+            }
             endFetch()
             return
         }
-        guard let delivery = JetStreamMessage(message, client: jetStream.client) else { return }
+        guard let delivery = JetStreamMessage(message, client: jetStream.client) else {
+            drop("a delivery without a readable ack subject")
+            return
+        }
+        let capacity = self.capacity
+        var isFull = false
         let (queueWaiter, fetchWaiter) = state.withLockedValue {
             state -> (CheckedContinuation<[JetStreamMessage], Never>?, CheckedContinuation<Void, Never>?) in
             state.expected -= 1
+            state.conflicts = 0
+            state.lastActivity = .now()
             var fetchWaiter: CheckedContinuation<Void, Never>?
             if state.expected <= 0 {
                 fetchWaiter = state.fetchWaiter
@@ -130,10 +206,32 @@ public final class JetStreamPullSubscription: Sendable {
                 state.queueWaiter = nil
                 return (waiter, fetchWaiter)
             }
+            guard state.queue.count < capacity else {
+                isFull = true
+                return (nil, fetchWaiter)
+            }
             state.queue.append(delivery)
             return (nil, fetchWaiter)
         }
+        if isFull { drop("a delivery beyond the queue's capacity of \(capacity)") }
         queueWaiter?.resume(returning: [delivery])
         fetchWaiter?.resume()
+    }
+
+    /// The server refused the inbox's subscription: fetches throw that from now on.
+    private func refuse(_ error: NATSError) {
+        state.withLockedValue { $0.refusal = error }
+        endFetch()
+    }
+
+    private func drop(_ what: String) {
+        let count = state.withLockedValue {
+            $0.dropped += 1
+            return $0.dropped
+        }
+        if count % 1_000 == 1 {
+            jetStream.client.logger.warning(
+                "\(stream)/\(consumer): dropped \(what) (\(count) so far); the server redelivers it after its ack wait")
+        }
     }
 }

@@ -174,8 +174,49 @@ enum NATSCommandEncoder {
         out.writeStaticString("\r\n")
     }
 
-    /// Whether `token` can be a subject, queue group or header part: no whitespace, no CR/LF.
+    /// Whether `token` can be a queue group: not empty, no whitespace or control byte.
     static func isValidToken(_ token: String) -> Bool {
-        !token.isEmpty && !token.utf8.contains { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        !token.isEmpty && !token.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+    }
+
+    /// Whether `subject` is a subject the protocol can carry: dot-separated tokens, none empty,
+    /// no whitespace or control byte; with `wildcards`, `*` tokens and a last `>` token.
+    static func isValidSubject(_ subject: String, wildcards: Bool) -> Bool {
+        var tokenLength = 0
+        var tokenIsWildcard = false
+        var afterFullWildcard = false
+        for byte in subject.utf8 {
+            if byte <= 0x20 || byte == 0x7F || afterFullWildcard { return false }
+            if byte == UInt8(ascii: ".") {
+                if tokenLength == 0 { return false }
+                tokenLength = 0
+                tokenIsWildcard = false
+                continue
+            }
+            if byte == UInt8(ascii: "*") || byte == UInt8(ascii: ">") {
+                guard wildcards, tokenLength == 0 else { return false }
+                tokenIsWildcard = true
+                afterFullWildcard = byte == UInt8(ascii: ">")
+                tokenLength = 1
+                continue
+            }
+            if tokenIsWildcard { return false }
+            tokenLength += 1
+        }
+        return tokenLength > 0
+    }
+
+    /// Why `headers` cannot be written as they are, or `nil`: a name must be printable ASCII
+    /// without a colon, a value must not hold CR or LF (either would split the frame).
+    static func headerProblem(_ headers: NATSHeaders) -> String? {
+        for (name, value) in headers {
+            if name.isEmpty || name.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: ":") }) {
+                return "header name '\(name.debugDescription)' is not printable ASCII without a colon"
+            }
+            if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) {
+                return "value of header \(name) holds CR or LF"
+            }
+        }
+        return nil
     }
 }

@@ -5,9 +5,36 @@ import NIOCore
 ///
 /// Pure: no I/O, no locks. Feed it what arrived with ``parse(_:)``; it consumes whole operations
 /// only and leaves a partial one in the buffer for the next call.
-struct NATSProtocolParser {
-    /// A control line longer than this without a line end is a protocol error.
+///
+/// The bytes are hostile until proven otherwise: every number is parsed with overflow checks,
+/// a frame announcing more than ``maximumPayload`` bytes or a line longer than its limit is a
+/// ``NATSError/protocolError(_:)`` at once (nothing of the announced size is allocated), so the
+/// bytes held between two calls never exceed ``maximumFrameBytes``. A message whose header
+/// block cannot be decoded is not an error of the connection: it is handed on with
+/// ``NATSMessage/headerError`` and its raw block, and the bytes after it keep flowing.
+struct NATSProtocolParser: Sendable {
+    /// A control line longer than this without a line end is a protocol error (`INFO` lines
+    /// excepted: see ``maximumInfoLength``).
     var maximumControlLineLength = 4096
+    /// An `INFO` line may carry a cluster's URLs: it may be this long.
+    var maximumInfoLength = 64 * 1024
+    /// The most bytes (headers and body) one message may announce. The server's `max_payload`
+    /// once its `INFO` has been read (``capped(maxPayload:)``); before that, its default.
+    var maximumPayload = NATSProtocolParser.defaultMaximumPayload
+
+    /// nats-server's default `max_payload`, the cap before `INFO` said otherwise.
+    static let defaultMaximumPayload = 1024 * 1024
+    /// nats-server refuses a `max_payload` above 64 MiB: a larger one in `INFO` is capped to it.
+    static let largestMaximumPayload = 64 * 1024 * 1024
+
+    /// The cap for a server's announced `max_payload`: at least 1 KiB, at most 64 MiB.
+    static func capped(maxPayload: Int) -> Int {
+        min(max(maxPayload, 1024), largestMaximumPayload)
+    }
+
+    /// The most bytes that can wait in a buffer between two calls without being a protocol error:
+    /// one control line, one whole payload and its CRLF.
+    var maximumFrameBytes: Int { maximumInfoLength + maximumPayload + 2 }
 
     static let cr = UInt8(ascii: "\r")
     static let lf = UInt8(ascii: "\n")
@@ -17,8 +44,10 @@ struct NATSProtocolParser {
     func parse(_ buffer: inout ByteBuffer) throws -> NATSServerFrame? {
         let view = buffer.readableBytesView
         guard let lineEnd = view.firstIndex(of: Self.lf) else {
-            if view.count > maximumControlLineLength {
-                throw NATSError.protocolError("control line longer than \(maximumControlLineLength) bytes")
+            let limit =
+                (view.first.map { $0 | 0x20 } == UInt8(ascii: "i")) ? maximumInfoLength : maximumControlLineLength
+            if view.count > limit {
+                throw NATSError.protocolError("control line longer than \(limit) bytes")
             }
             return nil
         }
@@ -30,6 +59,10 @@ struct NATSProtocolParser {
         guard let first = line.first else {
             throw NATSError.protocolError("empty control line")
         }
+        let isInfo = first | 0x20 == UInt8(ascii: "i")
+        guard lineLength <= (isInfo ? maximumInfoLength : maximumControlLineLength) else {
+            throw NATSError.protocolError("control line of \(lineLength) bytes")
+        }
         switch first | 0x20 {  // lower-cased ASCII
         case UInt8(ascii: "m"), UInt8(ascii: "h"):
             return try parseMessage(line: line, lineLength: lineLength, buffer: &buffer)
@@ -38,7 +71,7 @@ struct NATSProtocolParser {
             buffer.moveReaderIndex(forwardBy: lineLength)
             if word == "PING" { return .ping }
             if word == "PONG" { return .pong }
-            throw NATSError.protocolError("unknown operation \(word)")
+            throw NATSError.protocolError("unknown operation starting with P")
         case UInt8(ascii: "+"):
             buffer.moveReaderIndex(forwardBy: lineLength)
             guard Self.upper(line) == "+OK" else { throw NATSError.protocolError("unknown operation") }
@@ -57,7 +90,7 @@ struct NATSProtocolParser {
             do {
                 return .info(try JSONDecoder().decode(NATSServerInfo.self, from: Data(json.utf8)))
             } catch {
-                throw NATSError.protocolError("INFO is not valid JSON: \(error)")
+                throw NATSError.protocolError("INFO is not valid JSON")
             }
         default:
             throw NATSError.protocolError("unknown operation starting with byte \(first)")
@@ -89,7 +122,7 @@ struct NATSProtocolParser {
         switch opName {
         case "MSG": hasHeaders = false
         case "HMSG": hasHeaders = true
-        default: throw NATSError.protocolError("unknown operation \(opName)")
+        default: throw NATSError.protocolError("unknown operation starting with M or H")
         }
         let sizeCount = hasHeaders ? 2 : 1
         guard words.count == 3 + sizeCount || words.count == 4 + sizeCount else {
@@ -97,28 +130,48 @@ struct NATSProtocolParser {
         }
         guard let sid = Self.integer(line[words[2]]) else { throw NATSError.protocolError("\(opName) with a bad sid") }
         let replyTo: String? = words.count == 4 + sizeCount ? String(decoding: line[words[3]], as: UTF8.self) : nil
+        // Sizes are bounded before any arithmetic: `maximumPayload` is far below `Int.max`.
         guard let total = Self.integer(line[words[words.count - 1]]) else {
             throw NATSError.protocolError("\(opName) with a bad size")
+        }
+        guard total <= UInt64(maximumPayload) else {
+            throw NATSError.protocolError("\(opName) announces \(total) bytes, more than the maximum \(maximumPayload)")
         }
         let headerSize = hasHeaders ? Self.integer(line[words[words.count - 2]]) : 0
         guard let headerSize, headerSize <= total else {
             throw NATSError.protocolError("\(opName) with a bad header size")
         }
-        let needed = lineLength + Int(total) + 2
+        let totalSize = Int(total)
+        let headerLength = Int(headerSize)
+        let needed = lineLength + totalSize + 2
         guard buffer.readableBytes >= needed else { return nil }
         let subject = String(decoding: line[words[1]], as: UTF8.self)
         buffer.moveReaderIndex(forwardBy: lineLength)
         var headers = NATSHeaders()
-        if headerSize > 0 {
-            let block = buffer.readSlice(length: Int(headerSize))!
-            headers = try Self.parseHeaders(block)
+        var headerError: NATSError?
+        var rawHeaders: ByteBuffer?
+        if headerLength > 0, let block = buffer.readSlice(length: headerLength) {
+            do {
+                headers = try Self.parseHeaders(block)
+            } catch let error as NATSError {
+                // This message alone is unreadable; the frame around it is sound.
+                headerError = error
+                rawHeaders = block
+            }
         }
-        let payload = buffer.readSlice(length: Int(total - headerSize))!
+        guard let payload = buffer.readSlice(length: totalSize - headerLength) else {
+            throw NATSError.protocolError("\(opName) shorter than announced")
+        }
         guard let trailer = buffer.readBytes(length: 2), trailer == [Self.cr, Self.lf] else {
             throw NATSError.protocolError("\(opName) payload not followed by CRLF")
         }
-        return .message(
-            NATSMessage(subject: subject, replyTo: replyTo, headers: headers, payload: payload, subscriptionID: sid))
+        var message = NATSMessage(
+            subject: subject, replyTo: replyTo, headers: headers, payload: payload, subscriptionID: sid)
+        if let headerError {
+            message.headerError = headerError
+            message.rawHeaders = rawHeaders
+        }
+        return .message(message)
     }
 
     /// `NATS/1.0[ status[ description]]` then `Name: Value` lines, then an empty line.
@@ -151,7 +204,11 @@ struct NATSProtocolParser {
                 let statusPart = line.dropFirst(8).drop { $0 == UInt8(ascii: " ") }
                 if !statusPart.isEmpty {
                     let code = statusPart.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-                    headers.status = integer(code).map { Int($0) }
+                    // A status is three digits (100 to 999); anything else is no status line.
+                    guard code.count == 3, let status = integer(code), status >= 100 else {
+                        throw NATSError.protocolError("header status is not a three-digit code")
+                    }
+                    headers.status = Int(status)
                     let description = statusPart.dropFirst(code.count).drop { $0 == UInt8(ascii: " ") }
                     headers.statusDescription = description.isEmpty ? nil : String(decoding: description, as: UTF8.self)
                 }
@@ -187,12 +244,17 @@ struct NATSProtocolParser {
         String(decoding: bytes, as: UTF8.self).uppercased()
     }
 
-    private static func integer<C: Collection>(_ bytes: C) -> UInt64? where C.Element == UInt8 {
-        guard !bytes.isEmpty, bytes.count <= 19 else { return nil }
+    /// A decimal number of at most 20 digits that fits a `UInt64`; `nil` for anything else
+    /// (a sign, another byte, or a value beyond `UInt64.max`).
+    static func integer<C: Collection>(_ bytes: C) -> UInt64? where C.Element == UInt8 {
+        guard !bytes.isEmpty, bytes.count <= 20 else { return nil }
         var value: UInt64 = 0
         for byte in bytes {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            value = sum
         }
         return value
     }

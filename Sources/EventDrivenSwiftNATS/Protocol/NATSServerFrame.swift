@@ -26,6 +26,14 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
     public var authRequired: Bool
     /// Whether it runs JetStream.
     public var jetStream: Bool
+    /// The challenge an NKEY or JWT user signs, when the server sent one.
+    public var nonce: String?
+    /// Whether it accepts TLS without requiring it.
+    public var tlsAvailable: Bool
+    /// The other servers of its cluster that clients may connect to (`host:port`).
+    public var connectURLs: [String]
+    /// Whether it is in lame-duck mode: about to shut down, clients should move.
+    public var lameDuckMode: Bool
 
     enum CodingKeys: String, CodingKey {
         case serverID = "server_id"
@@ -34,6 +42,10 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
         case tlsRequired = "tls_required"
         case authRequired = "auth_required"
         case jetStream = "jetstream"
+        case nonce
+        case tlsAvailable = "tls_available"
+        case connectURLs = "connect_urls"
+        case lameDuckMode = "ldm"
     }
 
     /// Decodes an `INFO` body, with defaults for what a server may leave out.
@@ -46,5 +58,9 @@ public struct NATSServerInfo: Sendable, Decodable, Equatable {
         tlsRequired = try values.decodeIfPresent(Bool.self, forKey: .tlsRequired) ?? false
         authRequired = try values.decodeIfPresent(Bool.self, forKey: .authRequired) ?? false
         jetStream = try values.decodeIfPresent(Bool.self, forKey: .jetStream) ?? false
+        nonce = try values.decodeIfPresent(String.self, forKey: .nonce)
+        tlsAvailable = try values.decodeIfPresent(Bool.self, forKey: .tlsAvailable) ?? false
+        connectURLs = try values.decodeIfPresent([String].self, forKey: .connectURLs) ?? []
+        lameDuckMode = try values.decodeIfPresent(Bool.self, forKey: .lameDuckMode) ?? false
     }
 }

@@ -7,11 +7,13 @@ final class NATSServerProcess: Sendable {
     let storeDirectory: URL
     private let running = NIOLockedValueBox<(port: Int, child: ChildProcess?)>((0, nil))
     private let extraArguments: [String]
+    private let jetStream: Bool
 
     var port: Int { running.withLockedValue { $0.port } }
     private var child: ChildProcess? { running.withLockedValue { $0.child } }
 
-    init(arguments: [String] = []) async throws {
+    init(arguments: [String] = [], jetStream: Bool = true) async throws {
+        self.jetStream = jetStream
         storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("eds-nats-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
         extraArguments = arguments
@@ -26,7 +28,8 @@ final class NATSServerProcess: Sendable {
         let executable = try Self.serverExecutable()
         let child = try ChildProcess(
             executable,
-            ["-js", "-sd", storeDirectory.path, "-a", "127.0.0.1", "-p", String(port)] + extraArguments)
+            (jetStream ? ["-js", "-sd", storeDirectory.path] : []) + ["-a", "127.0.0.1", "-p", String(port)]
+                + extraArguments)
         running.withLockedValue { $0.child = child }
         let ready = await child.waitForStderr(timeout: .seconds(20)) { lines in
             lines.contains { $0.contains("Server is ready") }
@@ -68,8 +71,10 @@ final class NATSServerProcess: Sendable {
 }
 
 /// Runs `body` with a fresh server, and stops it afterwards.
-func withNATSServer<T>(arguments: [String] = [], _ body: (NATSServerProcess) async throws -> T) async throws -> T {
-    let server = try await NATSServerProcess(arguments: arguments)
+func withNATSServer<T>(
+    arguments: [String] = [], jetStream: Bool = true, _ body: (NATSServerProcess) async throws -> T
+) async throws -> T {
+    let server = try await NATSServerProcess(arguments: arguments, jetStream: jetStream)
     do {
         let result = try await body(server)
         await server.shutdown()

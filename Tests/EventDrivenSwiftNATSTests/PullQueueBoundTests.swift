@@ -1,0 +1,52 @@
+import Foundation
+import NIOCore
+import Testing
+
+@testable import EventDrivenSwiftNATS
+
+extension NATSServerTests {
+    @Test("X4: a pull subscription asks for no more than its capacity and drops, counted, what comes unasked")
+    func pullQueueIsBounded() async throws {
+        try await withNATSServer { server in
+            let client = try await connectedClient(server)
+            let jetStream = JetStream(client: client)
+            try await jetStream.createStream(
+                JetStreamStreamConfiguration(
+                    name: "BOUND", subjects: ["bound.>"], storage: .memory, duplicateWindow: 120_000_000_000))
+            for index in 0..<10 {
+                _ = try await jetStream.publish(ByteBuffer(string: "\(index)"), to: "bound.x", headers: nil)
+            }
+            let consumer = try await jetStream.createConsumer(
+                stream: "BOUND",
+                JetStreamConsumerConfiguration(
+                    durableName: "bounded", deliverPolicy: "all", ackWait: 30_000_000_000, maxDeliver: 5,
+                    filterSubject: "bound.x", maxAckPending: 1_000))
+            let subscription = try JetStreamPullSubscription(
+                jetStream: jetStream, stream: "BOUND", consumer: consumer, capacity: 3)
+            try await subscription.fetch(batch: 10, expires: .seconds(1))
+            let first = await subscription.nextMessages()
+            #expect(first.count == 3)
+            subscription.finish()
+            await client.close()
+        }
+        // A server that sends deliveries nobody asked for: beyond the capacity they are dropped, counted.
+        let scripted = try await ScriptedNATSServer()
+        defer { Task { await scripted.shutdown() } }
+        let client = NATSClient(configuration: try NATSClientConfiguration(server: scripted.url), logger: quietLogger)
+        try await client.connect()
+        let subscription = try JetStreamPullSubscription(
+            jetStream: JetStream(client: client), stream: "BOUND", consumer: "bounded", capacity: 3)
+        try await client.flush()
+        guard let sid = scripted.subscription(startingWith: subscription.inbox)?.sid else {
+            Issue.record("no SUB for the pull inbox")
+            return
+        }
+        scripted.send(
+            (1...5).map { "MSG \(subscription.inbox) \(sid) $JS.ACK.BOUND.bounded.1.\($0).\($0).0.0 1\r\nx\r\n" }
+                .joined(), on: 1)
+        #expect(await poll(timeout: .seconds(5)) { subscription.droppedDeliveries == 2 })
+        #expect(await subscription.nextMessages().map(\.streamSequence) == [1, 2, 3])
+        subscription.finish()
+        await client.close()
+    }
+}

@@ -1,0 +1,121 @@
+import EventDrivenSwift
+import NIOConcurrencyHelpers
+import NIOCore
+
+@testable import EventDrivenSwiftNATS
+
+/// A transport that hands the bridge the deliveries a test made, once, and records how each was
+/// settled and what was published (dead-letter copies, checked as the client checks them).
+final class ScriptedTransport: EventTransport {
+    struct Spec {
+        var headers = NATSHeaders([("Eds-Event", "orders.placed"), ("Eds-Event-Version", "1")])
+        var headerError: NATSError? = nil
+        var rawHeaders: String? = nil
+        var body = #"{"orderID":1,"customerID":2,"amount":3}"#
+        var deliveryCount = 1
+    }
+
+    struct Log: Sendable {
+        var settlements: [String] = []
+        var published: [(subject: String, headers: NATSHeaders, body: String)] = []
+        /// The headers of every publish attempt, failed ones included.
+        var publishAttempts: [NATSHeaders] = []
+        var failuresLeft = 0
+    }
+
+    let log: NIOLockedValueBox<Log>
+    private let deliveries: [ScriptedDelivery]
+
+    /// `failingPublishes`: how many publishes fail (no acknowledgement) before they succeed.
+    init(_ specs: [Spec], failingPublishes: Int = 0) {
+        let log = NIOLockedValueBox(Log(failuresLeft: failingPublishes))
+        self.log = log
+        deliveries = specs.enumerated().map { index, spec in
+            ScriptedDelivery(
+                id: index, subject: "eds.orders.placed", headers: spec.headers, payload: ByteBuffer(string: spec.body),
+                deliveryCount: spec.deliveryCount, headerError: spec.headerError,
+                rawHeaders: spec.rawHeaders.map { ByteBuffer(string: $0) }, log: log)
+        }
+    }
+
+    func start() async throws {}
+    func stop() async {}
+
+    func publish(
+        subject: String, headers: NATSHeaders, body: ByteBuffer,
+        completion: @escaping @Sendable (Result<Bool, any Error>) -> Void
+    ) throws {
+        try NATSClient.check(subject: subject, replyTo: nil, headers: headers)
+        let fails = log.withLockedValue { log -> Bool in
+            log.publishAttempts.append(headers)
+            guard log.failuresLeft == 0 else {
+                log.failuresLeft -= 1
+                return true
+            }
+            log.published.append((subject, headers, String(buffer: body)))
+            return false
+        }
+        completion(fails ? .failure(NATSError.timeout) : .success(false))
+    }
+
+    func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer {
+        Consumer(deliveries: deliveries)
+    }
+
+    final class Consumer: TransportConsumer {
+        private struct State {
+            var pending: [ScriptedDelivery]?
+            var finished = false
+            var waiter: CheckedContinuation<[any TransportDelivery], Never>?
+        }
+
+        private let state: NIOLockedValueBox<State>
+
+        init(deliveries: [ScriptedDelivery]) { state = NIOLockedValueBox(State(pending: deliveries)) }
+
+        func fetch(batch: Int, expires: Duration) async throws {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        func nextDeliveries() async -> [any TransportDelivery] {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLockedValue { state -> [any TransportDelivery]? in
+                    if let pending = state.pending {
+                        state.pending = nil
+                        return pending
+                    }
+                    if state.finished { return [] }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+
+        var isLost: Bool { false }
+
+        func finish() {
+            let waiter = state.withLockedValue { state in
+                state.finished = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: [])
+        }
+    }
+}
+
+struct ScriptedDelivery: TransportDelivery {
+    let id: Int
+    let subject: String
+    let headers: NATSHeaders
+    let payload: ByteBuffer
+    let deliveryCount: Int
+    let headerError: NATSError?
+    let rawHeaders: ByteBuffer?
+    let log: NIOLockedValueBox<ScriptedTransport.Log>
+
+    func ack() throws { log.withLockedValue { $0.settlements.append("ack \(id)") } }
+    func nak(delay: Duration?) throws { log.withLockedValue { $0.settlements.append("nak \(id)") } }
+    func term() throws { log.withLockedValue { $0.settlements.append("term \(id)") } }
+}
