@@ -3,9 +3,9 @@
 #   - nats-server (Debian's package), which the tests start on loopback ports of their own;
 #   - a Python virtual environment .build-python with nats-py, for the interoperability test
 #     (InteropTests; skipped without it).
-# Run from anywhere; then `swift test`. Exits non-zero only when nats-server cannot be had.
+# Run from anywhere; scripts/test.sh runs it, then `swift test`. Exits non-zero only when nats-server cannot be had.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
 if command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ]; then
     echo "nats-server: present ($( (nats-server --version || /usr/sbin/nats-server --version) 2>/dev/null))"
