@@ -19,6 +19,9 @@ protocol _DeliveryTarget: AnyObject, Sendable {
     /// Hands `envelope` to this target for `subscription`: on the dispatching thread, holding no
     /// lock of the bus. The target settles the delivery's outcome, now or when it runs.
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription)
+    /// Hands `envelope` to this target for each of `subscriptions` (neighbours in a route that
+    /// share this target), to run in their order; by default one ``deliver(_:for:)`` each.
+    func deliver(_ envelope: _EventEnvelope, to subscriptions: ArraySlice<_Subscription>)
     /// Where the target runs handlers, in words, for errors and logs.
     var receiverDescription: String { get }
     /// Who the target is, in a word or two, for interceptors and the topology.
@@ -34,6 +37,10 @@ protocol _DeliveryTarget: AnyObject, Sendable {
 }
 
 extension _DeliveryTarget {
+    func deliver(_ envelope: _EventEnvelope, to subscriptions: ArraySlice<_Subscription>) {
+        for subscription in subscriptions { deliver(envelope, for: subscription) }
+    }
+
     var receiverDescription: String { String(describing: type(of: self)) }
     var receiverName: String { receiverDescription }
     var usesLanes: Bool { true }

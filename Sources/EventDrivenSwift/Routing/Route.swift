@@ -10,10 +10,24 @@ final class _Route: Sendable {
     /// `true` when a stacked event must reach the subscriptions whose targets keep D3 lanes in
     /// reverse (see ``deliver(_:)``): some of them share a receiver.
     private let reversesStacked: Bool
+    /// The subscriptions in runs of consecutive ones that share a target (several listeners on
+    /// the bus's listener thread, several callbacks of one EventThread), each handed over in one
+    /// call; `nil` when no two neighbours share one.
+    private let runs: [Range<Int>]?
+
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
         self.latest = latest
         self.reversesStacked = subscriptions.count > 1 && subscriptions.contains { $0.usesLanes }
+        var runs: [Range<Int>] = []
+        var start = 0
+        while start < subscriptions.count {
+            var end = start + 1
+            while end < subscriptions.count && subscriptions[end].target === subscriptions[start].target { end += 1 }
+            runs.append(start..<end)
+            start = end
+        }
+        self.runs = runs.count < subscriptions.count ? runs : nil
     }
 
     /// Hands `envelope` to the target of every subscription, through the one boundary
@@ -23,6 +37,7 @@ final class _Route: Sendable {
     /// event to receivers with lanes go in reverse: a receiver with several subscriptions for
     /// the type then still runs them in registration order. The others keep registration order.
     func deliver(_ envelope: _EventEnvelope) {
+        if let runs { return deliver(envelope, inRuns: runs) }
         if reversesStacked && envelope.metadata.method == .stack {
             for subscription in subscriptions where !subscription.usesLanes { subscription.send(envelope) }
             for subscription in subscriptions.reversed() where subscription.usesLanes { subscription.send(envelope) }
@@ -30,6 +45,27 @@ final class _Route: Sendable {
         }
         for subscription in subscriptions {
             subscription.target.deliver(envelope, for: subscription)
+        }
+    }
+
+    /// ``deliver(_:)`` for a route whose neighbouring subscriptions share targets: one call per
+    /// run (``_DeliveryTarget/deliver(_:to:)``), whose target runs them in registration order.
+    @inline(never)
+    private func deliver(_ envelope: _EventEnvelope, inRuns runs: [Range<Int>]) {
+        if reversesStacked && envelope.metadata.method == .stack {
+            for run in runs where !subscriptions[run.lowerBound].usesLanes { deliver(envelope, run) }
+            for run in runs.reversed() where subscriptions[run.lowerBound].usesLanes { deliver(envelope, run) }
+        } else {
+            for run in runs { deliver(envelope, run) }
+        }
+    }
+
+    private func deliver(_ envelope: _EventEnvelope, _ run: Range<Int>) {
+        let first = subscriptions[run.lowerBound]
+        if run.count == 1 {
+            first.target.deliver(envelope, for: first)
+        } else {
+            first.target.deliver(envelope, to: subscriptions[run])
         }
     }
 }

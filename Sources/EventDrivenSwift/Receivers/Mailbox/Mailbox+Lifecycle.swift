@@ -45,6 +45,8 @@ extension _Mailbox {
             switch nodes.moveItem(index) {
             case .delivery(let envelope, _):
                 if observed { counters.deadLetters.post(envelope, reason: .discarded) }
+            case .deliveries(let envelope, let subscriptions):
+                if observed { for _ in subscriptions { counters.deadLetters.post(envelope, reason: .discarded) } }
             case .barrier(let body):
                 barriers.append(body)
             }

@@ -76,6 +76,38 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         }
     }
 
+    /// Appends one delivery of `envelope` for each of `subscriptions`, to run in their order:
+    /// one node for all of them in an unbounded mailbox, one each in a bounded one (whose
+    /// capacity and overflow policy count deliveries one by one).
+    func deliver(_ envelope: _EventEnvelope, to subscriptions: ArraySlice<_Subscription>) {
+        guard limit == nil else {
+            for subscription in subscriptions { deliver(envelope, for: subscription) }
+            return
+        }
+        let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
+        guard let (node, link) = nodes.take(storing: .deliveries(envelope, subscriptions)) else {
+            for _ in subscriptions { drop(envelope) }
+            return
+        }
+        var current = word.load(ordering: .relaxed)
+        while true {
+            var next = current
+            switch _MailboxState.push(node, deliveries: subscriptions.count, capacity: .max, onto: &next) {
+            case .pushed(let below, let wake):
+                link.pointee.store(UInt64(lane) << 32 | UInt64(below), ordering: .relaxed)
+                let (exchanged, seen) = word.compareExchange(expected: current, desired: next, ordering: .releasing)
+                guard exchanged else {
+                    current = seen
+                    continue
+                }
+                if wake { executor.wake(self, for: type(of: envelope.event)) }
+            case .full, .refused:
+                discard(node)
+            }
+            return
+        }
+    }
+
     /// What ``tryPush(_:link:lane:capacity:)`` did.
     enum PushResult: Equatable {
         /// Pushed; the drainer was idle and must be woken when `wake`.
@@ -113,11 +145,12 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         }
     }
 
-    /// Counts a delivery the closed mailbox did not accept as discarded.
+    /// Counts the deliveries the closed mailbox did not accept as discarded.
     func discard(_ node: UInt32) {
-        guard case .delivery(let envelope, _) = unpush(node) else { return }
-        counters.discarded.add(1, ordering: .relaxed)
-        counters.deadLetters.post(envelope, reason: .discarded)
+        let (envelope, count) = unpush(node).deliveries
+        guard let envelope else { return }
+        counters.discarded.add(count, ordering: .relaxed)
+        for _ in 0..<count { counters.deadLetters.post(envelope, reason: .discarded) }
     }
 
     /// Takes back a node that was not pushed, and frees it.
@@ -213,7 +246,19 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     /// Runs the delivery in `node`, unless the mailbox was closed meanwhile.
     @inline(__always)
     private func run(_ node: UInt32, _ tally: inout _DeliveryTally) {
-        guard case .delivery(let envelope, let subscription) = nodes.slot(node).item.move() else { return }
+        switch nodes.slot(node).item.move() {
+        case .delivery(let envelope, let subscription):
+            run(envelope, for: subscription, &tally)
+        case .deliveries(let envelope, let subscriptions):
+            for subscription in subscriptions { run(envelope, for: subscription, &tally) }
+        case .barrier:
+            break
+        }
+    }
+
+    /// Runs one delivery, unless the mailbox was closed meanwhile, and tallies its outcome.
+    @inline(__always)
+    private func run(_ envelope: _EventEnvelope, for subscription: _Subscription, _ tally: inout _DeliveryTally) {
         guard !isClosed.load(ordering: .relaxed) else {
             drainer.lastDiscarded += 1
             if counters.deadLetters.isObserved { counters.deadLetters.post(envelope, reason: .discarded) }
@@ -236,8 +281,22 @@ enum _MailboxItem: Sendable {
     /// Run the subscription's handler for the envelope. The node holds the subscription until
     /// the delivery has run, so a listener removed meanwhile still settles it.
     case delivery(_EventEnvelope, _Subscription)
+    /// Run the handler of each subscription, in order, for the envelope: one node for several
+    /// listeners of one receiver (an unbounded mailbox only).
+    case deliveries(_EventEnvelope, ArraySlice<_Subscription>)
     /// Run once everything pushed before it has been handled.
     case barrier(@Sendable () -> Void)
+}
+
+extension _MailboxItem {
+    /// The envelope of a delivery item and how many deliveries it stands for; none for a barrier.
+    var deliveries: (envelope: _EventEnvelope?, count: Int) {
+        switch self {
+        case .delivery(let envelope, _): (envelope, 1)
+        case .deliveries(let envelope, let subscriptions): (envelope, subscriptions.count)
+        case .barrier: (nil, 0)
+        }
+    }
 }
 
 /// The nodes of one mailbox, addressed by 32-bit index (0 is none), and the free list that
