@@ -38,6 +38,9 @@ public final class EventBus: Sendable {
     @usableFromInline
     let counters: _BusCounters
     let tasks = _TaskTracker()
+    /// The one target of the bus's `.synchronous` subscriptions, so that neighbouring ones in a
+    /// route share it and are handed over together (``_Route``).
+    let synchronousTarget: _SynchronousTarget
     /// Dispatches in progress, for `shutdown` to wait for (see ``_DispatchesInFlight``).
     let dispatches = _DispatchesInFlight()
     /// Accepting, shutting down or closed (Shutdown/).
@@ -64,6 +67,7 @@ public final class EventBus: Sendable {
         self.routes = routes
         self.registry = _PILockedValue(_Registry(published: routes))
         self.counters = _BusCounters(busLabel: label)
+        self.synchronousTarget = _SynchronousTarget(counters: counters)
         if propagatesServiceContext { counters.observation.propagatesContext = true }
         self.logger = logger ?? Logger(label: "EventDrivenSwift")
         self.mainQueueWatch = _MainQueueWatch(logger: self.logger, busLabel: label)

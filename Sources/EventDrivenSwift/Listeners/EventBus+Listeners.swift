@@ -142,7 +142,7 @@ extension EventBus {
         case .listenerThread: return listenerMailbox
         case .taskThread: return _TaskTarget(counters: counters, tasks: tasks)
         case .mainActor: return mainMailbox
-        case .synchronous: return _SynchronousTarget(counters: counters)
+        case .synchronous: return synchronousTarget
         case .requesterThread: return requesterMailbox(isolation: isolation)
         }
     }

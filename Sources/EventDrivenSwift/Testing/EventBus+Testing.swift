@@ -32,7 +32,7 @@ extension EventBus {
     /// The target a test bus gives a listener that asked for `executeOn`, or `nil` for the usual one.
     func testingTarget(for executeOn: ExecuteEventOn) -> (any _DeliveryTarget)? {
         guard executeOn != .mainActor, isSynchronousForTesting else { return nil }
-        return _SynchronousTarget(counters: counters)
+        return synchronousTarget
     }
 }
 

@@ -27,6 +27,24 @@ final class _SynchronousTarget: _DeliveryTarget {
         }
     }
 
+    /// ``deliver(_:for:)`` for neighbouring subscriptions of a route: one level deeper for all
+    /// of them, the handlers in order, the deliveries counted together.
+    func deliver(_ envelope: _EventEnvelope, to subscriptions: ArraySlice<_Subscription>) {
+        let depth = c_eds_synchronous_depth_pointer().unsafelyUnwrapped
+        guard depth.pointee < _SynchronousDepth.limit.load(ordering: .relaxed) else {
+            for subscription in subscriptions { subscription.refuseTooDeep(envelope, counters: counters) }
+            return
+        }
+        depth.pointee += 1
+        var delivered = 0
+        for subscription in subscriptions {
+            let outcome = subscription.deliver(envelope)
+            if outcome == .delivered { delivered += 1 } else { counters.settle(outcome, envelope) }
+        }
+        depth.pointee -= 1
+        counters.delivered.add(delivered, ordering: .relaxed)
+    }
+
     var receiverDescription: String { "the dispatching thread (.synchronous)" }
     var receiverName: String { "synchronous (dispatching thread)" }
     var receiverKind: EventReceiverKind { .synchronous }
