@@ -252,7 +252,8 @@ final class _Subscription: @unchecked Sendable {
     @inline(never)
     func refuseTooDeep(_ envelope: _EventEnvelope, counters: _BusCounters) {
         if let bus = registrar as? EventBus {
-            bus.refuseTooDeep(envelope, receiver: receiverDescription)
+            bus.refuseTooDeep(
+                envelope, receiver: receiverDescription, intercepted: observation?.isActive == true ? receiver : nil)
         } else {
             counters.settle(.failed, envelope)
         }

@@ -103,7 +103,10 @@ extension EventBus {
 
     /// Counts and reports a synchronous delivery that was refused for nesting too deeply.
     @inline(never)
-    func refuseTooDeep(_ envelope: _EventEnvelope, receiver: String) {
+    func refuseTooDeep(_ envelope: _EventEnvelope, receiver: String, intercepted: EventReceiver? = nil) {
+        // No handler ran to report this outcome to the interceptors (the dead-letter office
+        // leaves failures to the handler's run): report it here, once.
+        counters.observation.settled(.failed, envelope, receiver: intercepted)
         counters.settle(.failed, envelope)
         report(
             .synchronousDepthExceeded(
