@@ -10,6 +10,7 @@ struct KeepAliveTests {
         _ server: FakeNATSServer, interval: Duration, maximumOutstanding: Int
     ) throws -> NATSClient {
         var configuration = try NATSClientConfiguration(server: server.url)
+        configuration.name = server.clientName
         configuration.pingInterval = interval
         configuration.maximumPingsOutstanding = maximumOutstanding
         configuration.reconnect.initialDelay = .milliseconds(1)

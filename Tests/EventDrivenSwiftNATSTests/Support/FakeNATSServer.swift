@@ -5,6 +5,10 @@ import NIOPosix
 /// A pretend NATS server on a free loopback port, for what a real one will not do on demand: it
 /// sends `INFO`, answers the handshake's `PING`, answers later `PING`s only on the connections
 /// `answersPings` picks (numbered from 1), and records every line each connection sent.
+///
+/// Only connections whose `CONNECT` carries `clientName` count: the others are closed at once and
+/// not recorded. A port this server was given may have been another test's server a moment ago,
+/// and that test's client may still be reconnecting to it.
 final class FakeNATSServer: Sendable {
     struct Connection: Sendable {
         var lines: [String] = []
@@ -17,7 +21,11 @@ final class FakeNATSServer: Sendable {
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
 
+    /// The name to give the client under test (`NATSClientConfiguration.name`).
+    let clientName = "fake-server-client-\(UInt64.random(in: 0...UInt64.max))"
+
     init(answersPings: @escaping @Sendable (_ connection: Int) -> Bool) async throws {
+        let clientName = self.clientName
         let log = Log()
         // A loop of its own, so the server answers even while the client's loops are busy.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -25,7 +33,8 @@ final class FakeNATSServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Handler(log: log, answersPings: answersPings))
+                    try channel.pipeline.syncOperations.addHandler(
+                        Handler(log: log, clientName: clientName, answersPings: answersPings))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -124,18 +133,20 @@ final class FakeNATSServer: Sendable {
         typealias OutboundOut = ByteBuffer
 
         private let log: Log
+        private let connectMark: String
         private let answersPings: @Sendable (Int) -> Bool
+        /// The connection's number once its `CONNECT` named the client under test.
         private var number = 0
         private var pings = 0
         private var buffered = ""
 
-        init(log: Log, answersPings: @escaping @Sendable (Int) -> Bool) {
+        init(log: Log, clientName: String, answersPings: @escaping @Sendable (Int) -> Bool) {
             self.log = log
+            self.connectMark = "\"name\":\"\(clientName)\""
             self.answersPings = answersPings
         }
 
         func channelActive(context: ChannelHandlerContext) {
-            number = log.opened()
             send(
                 "INFO {\"server_id\":\"fake\",\"version\":\"2.9.0\",\"proto\":1,\"headers\":true,"
                     + "\"max_payload\":1048576}\r\n", context: context)
@@ -148,6 +159,13 @@ final class FakeNATSServer: Sendable {
             while let end = buffered.range(of: "\r\n") {
                 let line = String(buffered[..<end.lowerBound])
                 buffered.removeSubrange(..<end.upperBound)
+                if number == 0 {
+                    guard line.hasPrefix("CONNECT "), line.contains(connectMark) else {
+                        context.close(promise: nil)
+                        return
+                    }
+                    number = log.opened()
+                }
                 if line == "PING" {
                     pings += 1
                     if pings == 1 || answersPings(number) { send("PONG\r\n", context: context) }
@@ -157,7 +175,7 @@ final class FakeNATSServer: Sendable {
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            log.closed(number)
+            if number > 0 { log.closed(number) }
             context.fireChannelInactive()
         }
 

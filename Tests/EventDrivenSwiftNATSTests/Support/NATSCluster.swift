@@ -99,21 +99,29 @@ final class NATSCluster: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Waits until the cluster's JetStream answers (its meta leader is elected).
+    /// Waits until the cluster's JetStream can place a stream on every node: its meta leader is
+    /// elected and knows all the peers. `$JS.API.INFO` answers as soon as there is a leader, before
+    /// the peers are known; a stream of `nodes.count` replicas created then fails with 10005 ("no
+    /// suitable peers for placement"). So the wait creates such a stream, and deletes it.
     private func waitForJetStream() async throws {
         let client = NATSClient(configuration: try NATSClientConfiguration(server: urls), logger: quietLogger)
         try await client.connect()
         defer { Task { await client.close() } }
-        let deadline = ContinuousClock.now + .seconds(30)
+        let probe = ByteBuffer(
+            string: "{\"name\":\"READY\",\"subjects\":[\"eds.cluster.ready\"],\"num_replicas\":\(nodes.count)}")
+        let deadline = ContinuousClock.now + .seconds(60)
+        var last = ""
         while ContinuousClock.now < deadline {
-            if let reply = try? await client.request(ByteBuffer(), to: "$JS.API.INFO", timeout: .seconds(2)),
-                !reply.string.contains("\"error\"")
-            {
-                return
+            if let reply = try? await client.request(probe, to: "$JS.API.STREAM.CREATE.READY", timeout: .seconds(2)) {
+                last = reply.string
+                if !last.contains("\"error\"") {
+                    _ = try? await client.request(ByteBuffer(), to: "$JS.API.STREAM.DELETE.READY", timeout: .seconds(5))
+                    return
+                }
             }
             try await Task.sleep(for: .milliseconds(200))
         }
-        throw NATSServerProcess.ServerError.notReady("no JetStream meta leader")
+        throw NATSServerProcess.ServerError.notReady("JetStream cannot place a stream on every node: \(last)")
     }
 
     /// A loopback port nothing listens on now.
