@@ -7,6 +7,14 @@ public typealias TypedEventCallback<TEvent: Eventable> =
         _ event: TEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime
     ) -> Void
 
+/// A handler for events of type `TEvent` that may be isolated to an actor: what an unapplied
+/// method (`Model.onEvent`) gives once applied to its owner. A method of a `@MainActor` class
+/// is isolated to the main actor, and the listener runs it there.
+public typealias IsolatedEventCallback<TEvent: Eventable> =
+    @Sendable @isolated(any) (
+        _ event: TEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime
+    ) -> Void
+
 /// A filter for events of type `TEvent`; `true` means the listener wants the event.
 public typealias TypedEventFilterCallback<TEvent: Eventable> =
     @Sendable (

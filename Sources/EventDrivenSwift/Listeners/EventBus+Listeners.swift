@@ -41,11 +41,18 @@ extension EventBus {
     /// ```swift
     /// handle = bus.addListener(TemperatureEvent.self, Self.onTemperature, owner: self)
     /// ```
+    ///
+    /// A method isolated to an actor runs on that actor, whatever `executeOn` says: the method
+    /// of a `@MainActor` view model runs on the main actor, in order, as with `.mainActor`; one
+    /// of a class isolated to another global actor runs on that actor. (Swift converts such an
+    /// unapplied method to a plain `@Sendable` function without a diagnostic, so the listener
+    /// asks the method for its isolation, by applying it to `owner` once at registration.)
+    /// Methods of an `actor` do not compile here; use ``listen(_:on:_:)``.
     @discardableResult
     @inlinable
     public func addListener<E: Eventable, Owner: AnyObject>(
         _ type: E.Type,
-        _ method: @escaping @Sendable (Owner) -> TypedEventCallback<E>,
+        _ method: @escaping @Sendable (Owner) -> IsolatedEventCallback<E>,
         owner: Owner,
         executeOn: ExecuteEventOn = .requesterThread,
         interestedIn: EventListenerInterest = .all,
@@ -54,12 +61,14 @@ extension EventBus {
         isolation: (any Actor)? = #isolation
     ) -> EventListenerHandle {
         let weakOwner = _WeakReference(owner)
+        let methodIsolation = method(owner).isolation
         return listen(
-            type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter, isolation: isolation
+            type, owner: owner, executeOn: methodIsolation == nil ? executeOn : .requesterThread,
+            interestedIn: interestedIn, maximumAge: maximumAge, customFilter: customFilter,
+            isolation: methodIsolation ?? isolation
         ) { event, metadata in
             guard let owner = weakOwner.object else { return }
-            method(owner)(event, metadata.priority, metadata.dispatchTime)
+            _callOnItsIsolation(method(owner), event, metadata)
         }
     }
 

@@ -33,12 +33,14 @@ extension Eventable {
     /// Registers an unapplied method of `owner`, as `TemperatureEvent.addListener(self, Owner.onTemperature)`.
     ///
     /// The method is called with the weakly held owner, so the listener never keeps its owner
-    /// alive; once the owner is freed the listener is removed.
+    /// alive; once the owner is freed the listener is removed. A method isolated to an actor (that
+    /// of a `@MainActor` class) runs on that actor whatever `executeOn` says; see
+    /// ``EventBus/addListener(_:_:owner:executeOn:interestedIn:maximumAge:customFilter:isolation:)``.
     @discardableResult
     @inlinable
     public static func addListener<Owner: AnyObject>(
         _ owner: Owner,
-        _ method: @escaping @Sendable (Owner) -> TypedEventCallback<Self>,
+        _ method: @escaping @Sendable (Owner) -> IsolatedEventCallback<Self>,
         executeOn: ExecuteEventOn = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,

@@ -89,26 +89,13 @@ final class _Mailbox: _DeliveryTarget, Sendable {
             for _ in subscriptions { drop(envelope) }
             return
         }
-        var current = word.load(ordering: .relaxed)
-        while true {
-            var next = current
-            switch _MailboxState.push(node, deliveries: subscriptions.count, capacity: .max, onto: &next) {
-            case .pushed(let below, let wake):
-                link.pointee.store(UInt64(lane) << 32 | UInt64(below), ordering: .relaxed)
-                let (exchanged, seen) = word.compareExchange(expected: current, desired: next, ordering: .releasing)
-                guard exchanged else {
-                    current = seen
-                    continue
-                }
-                if wake { executor.wake(self, for: type(of: envelope.event)) }
-            case .full, .refused:
-                discard(node)
-            }
-            return
+        switch tryPush(node, link: link, lane: lane, capacity: .max, deliveries: subscriptions.count) {
+        case .pushed(let wake): if wake { executor.wake(self, for: type(of: envelope.event)) }
+        case .full, .refused: discard(node)
         }
     }
 
-    /// What ``tryPush(_:link:lane:capacity:)`` did.
+    /// What ``tryPush(_:link:lane:capacity:deliveries:)`` did.
     enum PushResult: Equatable {
         /// Pushed; the drainer was idle and must be woken when `wake`.
         case pushed(wake: Bool)
@@ -118,16 +105,18 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         case refused
     }
 
-    /// Pushes `node` with one compare-and-exchange (again if another thread changed the word
-    /// first); the caller wakes the drainer when the result says it was idle.
+    /// Pushes `node`, which holds `deliveries` deliveries, with one compare-and-exchange (again
+    /// if another thread changed the word first); the caller wakes the drainer when the result
+    /// says it was idle.
     @inline(__always)
     func tryPush(
-        _ node: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>, lane: UInt32, capacity: Int
+        _ node: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>, lane: UInt32, capacity: Int,
+        deliveries: Int = 1
     ) -> PushResult {
         var current = word.load(ordering: .relaxed)
         while true {
             var next = current
-            switch _MailboxState.push(node, deliveries: 1, capacity: capacity, onto: &next) {
+            switch _MailboxState.push(node, deliveries: deliveries, capacity: capacity, onto: &next) {
             case .pushed(let below, let wake):
                 // The link keeps the lane beside the node below: the drainer sorts without reading the item.
                 link.pointee.store(UInt64(lane) << 32 | UInt64(below), ordering: .relaxed)

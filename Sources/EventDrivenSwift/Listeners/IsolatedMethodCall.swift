@@ -1,0 +1,22 @@
+import Dispatch
+
+/// Calls `callback`, which the listener's mailbox runs on the callback's own isolation (or
+/// anywhere, when it has none), synchronously.
+///
+/// Swift calls an `@isolated(any)` function only with `await`, because the call may have to hop
+/// to its isolation first. Here the hop is made already: a listener registered with a method
+/// isolated to an actor is given that actor's serial mailbox (`executeOn` follows the method's
+/// isolation), which runs its deliveries isolated to it; `preconditionIsolated()` checks it.
+/// What is left is the call itself. An `@isolated(any)` function value is an ordinary thick
+/// function (same size, same calling convention) whose context also carries its isolation
+/// (SE-0431), so it is called as the `@Sendable` function it is. `IsolatedMethodTests` runs this
+/// with unapplied methods of nonisolated, main-actor and global-actor classes, in debug and
+/// release builds.
+@inlinable
+func _callOnItsIsolation<E: Eventable>(
+    _ callback: @escaping IsolatedEventCallback<E>, _ event: E, _ metadata: EventMetadata
+) {
+    callback.isolation?.preconditionIsolated("a listener's method ran away from its actor")
+    let call = unsafeBitCast(callback, to: TypedEventCallback<E>.self)
+    call(event, metadata.priority, metadata.dispatchTime)
+}
