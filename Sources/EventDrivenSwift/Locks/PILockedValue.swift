@@ -22,8 +22,7 @@ import Synchronization
 ///
 /// Holders keep it for nanoseconds to a few microseconds and never across user code. Taking it
 /// twice on one thread is a programmer error and stops the program (on Linux with a message).
-// @unchecked Sendable: `value` is only reached while the lock is held
-final class _PILockedValue<Value: ~Copyable>: @unchecked Sendable {
+final class _PILockedValue<Value: ~Copyable> {
     #if canImport(Darwin)
         private let lock: UnsafeMutablePointer<os_unfair_lock>
     #else
@@ -112,3 +111,7 @@ final class _PILockedValue<Value: ~Copyable>: @unchecked Sendable {
         }
     }
 #endif
+
+// @unchecked Sendable: `value` is only reached while the lock is held, and is itself Sendable,
+// so what a holder takes out may cross threads
+extension _PILockedValue: @unchecked Sendable where Value: Sendable & ~Copyable {}

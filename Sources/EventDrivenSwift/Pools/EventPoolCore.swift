@@ -10,7 +10,7 @@ import Synchronization
 final class _EventPoolCore: _DrainableSink, _SubscriptionRegistrar {
     typealias State = _EventPoolState<_EventPoolMember, _EventPoolHeldEvent>
 
-    struct Locked {
+    struct Locked: Sendable {
         var state: State
         var snapshot = _EventPoolSnapshot(generation: 0, routes: [:])
         /// The callbacks each thread registered, by the identity of its mailbox.

@@ -195,3 +195,6 @@ struct _EventPoolState<Member: _EventPoolStateMember, Held> {
         return true
     }
 }
+
+extension _EventPoolDeferred: Sendable where Member: Sendable {}
+extension _EventPoolState: Sendable where Member: Sendable, Held: Sendable {}

@@ -326,10 +326,14 @@ func _project<E: Eventable>(_ event: any Eventable, as _: E.Type) -> E {
     if _isPOD(E.self) && MemoryLayout<E>.size <= 3 * MemoryLayout<UnsafeRawPointer>.size
         && MemoryLayout<E>.alignment <= MemoryLayout<UnsafeRawPointer>.alignment
     {
+        // Unchecked in release builds: the route table is keyed by the event's exact type
+        // (`_RouteTable`), and a value of another type in the buffer would still be plain bits
+        // of the same size, never a reference.
         assert(ObjectIdentifier(type(of: event)) == ObjectIdentifier(E.self), "routed by exact type")
         return withUnsafePointer(to: event) { UnsafeRawPointer($0).load(as: E.self) }
     }
     func open<T: Eventable>(_ value: T) -> E {
+        // The same type, compared on this line: the cast only tells the compiler so.
         if T.self == E.self { return unsafeBitCast(value, to: E.self) }
         return value as! E
     }
