@@ -176,6 +176,7 @@ final class _Subscription: @unchecked Sendable {
         if let refusal { return refusal }
         do {
             if _slowPath(isObserved(envelope.annotation)) {
+                // Not nil: `isObserved` checked it.
                 try observation.unsafelyUnwrapped.run(
                     { try handler(envelope.event, envelope.metadata) }, for: envelope, receiver: receiver)
             } else {

@@ -13,6 +13,7 @@ final class _SynchronousTarget: _DeliveryTarget {
 
     /// Runs the handler here, one level deeper, and counts the outcome.
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+        // The calling thread's own word (a C thread-local, never null), alive as long as the thread.
         let depth = c_eds_synchronous_depth_pointer().unsafelyUnwrapped
         guard depth.pointee < _SynchronousDepth.limit.load(ordering: .relaxed) else {
             return subscription.refuseTooDeep(envelope, counters: counters)
