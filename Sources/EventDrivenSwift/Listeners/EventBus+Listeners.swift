@@ -15,6 +15,7 @@ extension EventBus {
     /// the bus reports it to its error handler and log.
     @discardableResult
     @inlinable
+    @_disfavoredOverload  // without `executeOn`, a call means the form that keeps the closure's isolation
     public func addListener<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject?,
@@ -77,6 +78,7 @@ extension EventBus {
     /// With a `nil` owner the listener lives until it is removed.
     @discardableResult
     @inlinable
+    @_disfavoredOverload  // without `executeOn`, a call means the form that keeps the closure's isolation
     public func listen<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject? = nil,

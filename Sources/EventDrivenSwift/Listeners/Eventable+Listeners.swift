@@ -15,6 +15,7 @@ extension Eventable {
     /// - Returns: A handle whose `remove()` stops further deliveries.
     @discardableResult
     @inlinable
+    @_disfavoredOverload  // without `executeOn`, a call means the form that keeps the closure's isolation
     public static func addListener(
         _ requester: AnyObject?,
         _ callback: @escaping TypedEventCallback<Self>,

@@ -20,3 +20,23 @@ func _callOnItsIsolation<E: Eventable>(
     let call = unsafeBitCast(callback, to: TypedEventCallback<E>.self)
     call(event, metadata.priority, metadata.dispatchTime)
 }
+
+/// ``_callOnItsIsolation(_:_:_:)`` for a callback that takes the event's metadata.
+@inlinable
+func _callOnItsIsolation<E: Eventable>(
+    _ callback: @escaping @Sendable @isolated(any) (E, EventMetadata) -> Void, _ event: E, _ metadata: EventMetadata
+) {
+    callback.isolation?.preconditionIsolated("a listener ran away from its actor")
+    let call = unsafeBitCast(callback, to: (@Sendable (E, EventMetadata) -> Void).self)
+    call(event, metadata)
+}
+
+/// ``_callOnItsIsolation(_:_:_:)`` for a callback that may throw.
+func _callOnItsIsolation<E: Eventable>(
+    _ callback: @escaping @Sendable @isolated(any) (E, EventMetadata) throws -> Void, _ event: E,
+    _ metadata: EventMetadata
+) throws {
+    callback.isolation?.preconditionIsolated("a listener ran away from its actor")
+    let call = unsafeBitCast(callback, to: (@Sendable (E, EventMetadata) throws -> Void).self)
+    try call(event, metadata)
+}

@@ -7,6 +7,7 @@ extension EventBus {
     /// as a dead letter (``DeadLetter/Reason/failed``), logged, and passed to the error handler
     /// (``setErrorHandler(_:)``) as ``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``.
     @discardableResult
+    @_disfavoredOverload  // without `executeOn`, a call means the form that keeps the closure's isolation
     public func listen<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject? = nil,
@@ -21,6 +22,28 @@ extension EventBus {
             type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
             customFilter: customFilter, isolation: isolation,
             handler: _ErasedHandler(throwing: callback, failures: _FailureReport(bus: self))
+        )
+    }
+
+    /// Registers a handler that may throw, for events of type `E`, to run where it was written,
+    /// as the non-throwing form without `executeOn` does (a closure written in `@MainActor` code
+    /// runs on the main actor); errors are handled as for the form above.
+    @discardableResult
+    public func listen<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject? = nil,
+        interestedIn: EventListenerInterest = .all,
+        maximumAge: Int64 = 0,
+        customFilter: TypedEventFilterCallback<E>? = nil,
+        isolation: (any Actor)? = #isolation,
+        @_inheritActorContext _ callback: @escaping @Sendable @isolated(any) (E, EventMetadata) throws -> Void
+    ) -> EventListenerHandle {
+        _listen(
+            type, owner: owner, executeOn: .requesterThread, interestedIn: interestedIn, maximumAge: maximumAge,
+            customFilter: customFilter, isolation: callback.isolation ?? isolation,
+            handler: _ErasedHandler(
+                throwing: { event, metadata in try _callOnItsIsolation(callback, event, metadata) },
+                failures: _FailureReport(bus: self))
         )
     }
 }

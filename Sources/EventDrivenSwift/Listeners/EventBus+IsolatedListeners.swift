@@ -1,0 +1,94 @@
+import Dispatch
+
+extension EventBus {
+    /// Registers `callback` for events of type `E`, to run where it was written: a closure
+    /// written in `@MainActor` code (a SwiftUI view model) runs on the main actor, one written in
+    /// an actor that uses the actor's state runs on that actor, and any other closure runs in
+    /// the caller's serial context (``ExecuteEventOn/requesterThread``).
+    ///
+    /// ```swift
+    /// @MainActor @Observable final class Thermometer {
+    ///     var celsius = 0.0
+    ///     private var handle: EventListenerHandle?
+    ///     init(bus: EventBus) {
+    ///         handle = bus.listen(Reading.self, owner: self) { [weak self] reading, _ in
+    ///             self?.celsius = reading.celsius   // main-actor state, on the main actor
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The closure takes the isolation of the code around it, as `Task { }` does, so it may
+    /// touch that code's state without annotations; events reach it one at a time, in order.
+    /// To run a handler elsewhere (``ExecuteEventOn/listenerThread``, a task), pass
+    /// `executeOn:`: that form takes a `@Sendable` closure, which a closure that touches
+    /// main-actor state is not.
+    @discardableResult
+    @inlinable
+    public func listen<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject? = nil,
+        interestedIn: EventListenerInterest = .all,
+        maximumAge: Int64 = 0,
+        customFilter: TypedEventFilterCallback<E>? = nil,
+        isolation: (any Actor)? = #isolation,
+        @_inheritActorContext _ callback: @escaping @Sendable @isolated(any) (E, EventMetadata) -> Void
+    ) -> EventListenerHandle {
+        listen(
+            type, owner: owner, executeOn: .requesterThread, interestedIn: interestedIn, maximumAge: maximumAge,
+            customFilter: customFilter, isolation: callback.isolation ?? isolation
+        ) { event, metadata in
+            _callOnItsIsolation(callback, event, metadata)
+        }
+    }
+
+    /// Registers `callback` for events of type `E` with the owner held weakly, to run where it
+    /// was written: a closure written in `@MainActor` code, a bound method of a `@MainActor`
+    /// type (`self.onEvent`) or a `{ @MainActor event, priority, time in … }` closure runs on the
+    /// main actor, as with the `listen` form without `executeOn`.
+    ///
+    /// Once the owner is freed the listener is removed. The main queue must be running for
+    /// main-actor callbacks (an app, `dispatchMain()`, or an async `main`); a backlog that waits
+    /// over a second is logged once.
+    @discardableResult
+    @inlinable
+    public func addListener<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject?,
+        interestedIn: EventListenerInterest = .all,
+        maximumAge: Int64 = 0,
+        customFilter: TypedEventFilterCallback<E>? = nil,
+        isolation: (any Actor)? = #isolation,
+        @_inheritActorContext _ callback: @escaping IsolatedEventCallback<E>
+    ) -> EventListenerHandle {
+        let typeName = String(reflecting: type)
+        guard let owner else { return failedRegistration(.nilOwner(eventType: typeName)) }
+        return listen(
+            type, owner: owner, executeOn: .requesterThread, interestedIn: interestedIn, maximumAge: maximumAge,
+            customFilter: customFilter, isolation: callback.isolation ?? isolation
+        ) { event, metadata in
+            _callOnItsIsolation(callback, event, metadata)
+        }
+    }
+}
+
+extension Eventable {
+    /// Registers `callback` for events of this type, as `TemperatureEvent.addListener(self, onTemperature)`,
+    /// to run where it was written (a `@MainActor` type's bound method on the main actor); see
+    /// ``EventBus/addListener(_:owner:interestedIn:maximumAge:customFilter:isolation:_:)``.
+    @discardableResult
+    @inlinable
+    public static func addListener(
+        _ requester: AnyObject?,
+        @_inheritActorContext _ callback: @escaping IsolatedEventCallback<Self>,
+        interestedIn: EventListenerInterest = .all,
+        maximumAge: Int64 = 0,
+        customFilter: TypedEventFilterCallback<Self>? = nil,
+        on bus: EventBus = EventCentral.shared,
+        isolation: (any Actor)? = #isolation
+    ) -> EventListenerHandle {
+        bus.addListener(
+            Self.self, owner: requester, interestedIn: interestedIn, maximumAge: maximumAge,
+            customFilter: customFilter, isolation: isolation, callback)
+    }
+}
