@@ -71,7 +71,8 @@ echo "smoke: counts $counts"
 # SIGTERM: a graceful shutdown that ends with exit status 0 within the deadline.
 kill -TERM "$pid"
 end="$(after_seconds "$stop_deadline")"
-while kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid" | cut -c1)" != "Z" ]; do
+# (An exited child stays a zombie, state Z, until `wait` collects its status.)
+while [ -e "/proc/$pid" ] && [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" != "Z" ]; do
     before "$end" || fail "still running ${stop_deadline} s after SIGTERM"
     sleep 0.05
 done
