@@ -7,12 +7,23 @@ struct Options {
     var port = 8080
     /// `--charge-cost-us N` or `CHARGE_COST_US`: the simulated cost of charging one order, in microseconds.
     var chargeCost = Duration.microseconds(20)
-    /// `--no-observability` or `OBSERVABILITY=0`: leave out the metrics and tracing interceptors and middleware.
-    var observability = true
+    /// `--observability all|interceptors|none` or `OBSERVABILITY`: what reports metrics and spans.
+    var observability = Observability.all
     /// `LOG_LEVEL` (`info` unless set).
     var logLevel = Logger.Level.info
 
-    static let usage = "usage: OrderServer [--port N] [--charge-cost-us N] [--no-observability]"
+    /// What reports metrics and spans.
+    enum Observability: String {
+        /// The bus's interceptors and Hummingbird's middleware.
+        case all
+        /// The bus's interceptors only (for the benchmark: their cost alone).
+        case interceptors
+        /// Neither (`--no-observability` says the same).
+        case none
+    }
+
+    static let usage =
+        "usage: OrderServer [--port N] [--charge-cost-us N] [--observability all|interceptors|none | --no-observability]"
 
     /// Reads the settings; exits with the usage on an argument it does not know.
     static func parse(
@@ -22,7 +33,9 @@ struct Options {
         var options = Options()
         if let port = environment["PORT"].flatMap(Int.init) { options.port = port }
         if let cost = environment["CHARGE_COST_US"].flatMap(Int.init) { options.chargeCost = .microseconds(cost) }
-        if environment["OBSERVABILITY"] == "0" { options.observability = false }
+        if let observability = environment["OBSERVABILITY"].flatMap(Observability.init(rawValue:)) {
+            options.observability = observability
+        }
         if let level = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) { options.logLevel = level }
         var rest = arguments[...]
         func number() -> Int {
@@ -33,7 +46,10 @@ struct Options {
             switch argument {
             case "--port": options.port = number()
             case "--charge-cost-us": options.chargeCost = .microseconds(number())
-            case "--no-observability": options.observability = false
+            case "--observability":
+                guard let value = rest.popFirst().flatMap(Observability.init(rawValue:)) else { fail() }
+                options.observability = value
+            case "--no-observability": options.observability = .none
             default: fail()
             }
         }

@@ -20,7 +20,7 @@ struct OrderServer {
 
         // The bus and its two listeners.
         let bus = EventBus(label: "orders", logger: logger)
-        if options.observability {
+        if options.observability != .none {
             bus.addInterceptor(EventBusMetrics())  // to the backend MetricsSystem was bootstrapped with
             bus.addInterceptor(EventBusTracing())  // to InstrumentationSystem's tracer
         }
@@ -31,7 +31,7 @@ struct OrderServer {
 
         // The HTTP routes.
         let router = Router()
-        if options.observability {
+        if options.observability == .all {
             router.add(middleware: TracingMiddleware())
             router.add(middleware: MetricsMiddleware())
         }
