@@ -67,6 +67,12 @@ class Server:
             raise SystemExit(f"the server did not start: {line!r}")
         self.base = f"http://127.0.0.1:{match.group(1)}"
 
+    def cpu_seconds(self):
+        """The server process's user + system CPU time so far (/proc/PID/stat, clock ticks)."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def counts(self):
         with urllib.request.urlopen(self.base + "/orders/count", timeout=10) as response:
             return json.load(response)
@@ -133,7 +139,7 @@ def main():
     servers = {level: Server(binary, level, args.charge_cost_us) for level in levels}
     cases = [(route, obs) for obs in levels for route in ("bus", "direct")]
     path = {"bus": "/orders", "direct": "/orders/direct"}
-    results = {case: {"rps": [], "e2e": [], "drain": [], "latency": []} for case in cases}
+    results = {case: {"rps": [], "e2e": [], "drain": [], "latency": [], "cpu": []} for case in cases}
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     load_start = " ".join(open("/proc/loadavg").read().split()[:3])
     try:
@@ -145,16 +151,20 @@ def main():
             for route, obs in cases[shift:] + cases[:shift]:
                 server = servers[obs]
                 before = server.counts()["accepted"]
+                cpu_before = server.cpu_seconds()
                 rps, latency, elapsed = run_wrk(server.base + path[route], args.duration, args.connections, args.threads)
                 counts, drain = server.wait_stored()
                 orders = counts["accepted"] - before
+                cpu = server.cpu_seconds() - cpu_before
                 entry = results[(route, obs)]
                 entry["rps"].append(rps)
                 entry["latency"].append(latency)
                 entry["drain"].append(drain)
                 entry["e2e"].append(orders / (elapsed + drain))
+                entry["cpu"].append(cpu / orders * 1e6)
                 log(f"round {round_index + 1} {route:6} observability={obs:12} "
-                    f"{rps:9.0f} req/s, drained in {drain:.2f} s, latency avg {latency}")
+                    f"{rps:9.0f} req/s, drained in {drain:.2f} s, latency avg {latency}, "
+                    f"{cpu / orders * 1e6:.1f} µs CPU per order")
     finally:
         stops = {obs: server.stop() for obs, server in servers.items()}
     for obs, (status, summary) in stops.items():
@@ -183,14 +193,19 @@ def main():
           "`EventBusMetrics` and `EventBusTracing`), `all` (those and Hummingbird's `TracingMiddleware` and "
           "`MetricsMiddleware`); no metrics or tracing backend is bootstrapped, so they report to no-op ones")
     print("- end to end: orders accepted in the case ÷ (wrk's wall time + the time until all were stored); "
-          "the bus route answers 202 before the order is charged, so a backlog can build while wrk runs\n")
-    print("| route | observability | req/s (median) | range | end to end orders/s | drain after wrk (s) |")
-    print("|---|---|---|---|---|---|")
+          "the bus route answers 202 before the order is charged, so a backlog can build while wrk runs")
+    print("- CPU per order: the server process's user + system time (/proc/PID/stat) over the case, wrk and "
+          f"drain, ÷ its orders; it includes the charge's {args.charge_cost_us} µs, HTTP parsing and the JSON, and it moves far less "
+          "with the other jobs on the machine than the rates do\n")
+    print("| route | observability | req/s (median) | range | end to end orders/s | drain after wrk (s) "
+          "| server CPU µs per order |")
+    print("|---|---|---|---|---|---|---|")
     for route, obs in cases:
         entry = results[(route, obs)]
         median, low, high = median_range(entry["rps"])
         print(f"| {path[route]} ({route}) | {obs} | {fmt(median)} | {fmt(low)}–{fmt(high)} | "
-              f"{fmt(statistics.median(entry['e2e']))} | {statistics.median(entry['drain']):.2f} |")
+              f"{fmt(statistics.median(entry['e2e']))} | {statistics.median(entry['drain']):.2f} | "
+              f"{statistics.median(entry['cpu']):.1f} ({min(entry['cpu']):.1f}–{max(entry['cpu']):.1f}) |")
     print()
     print("Ratios: of the medians, then in brackets the median of each round's own ratio (paired: same minutes).\n")
 
@@ -201,14 +216,14 @@ def main():
 
     print("| ratio | " + " | ".join(f"observability {level}" for level in levels) + " |")
     print("|---|" + "---|" * len(levels))
-    for key, name in (("rps", "req/s"), ("e2e", "end to end")):
+    for key, name in (("rps", "req/s"), ("e2e", "end to end"), ("cpu", "CPU per order")):
         cells = " | ".join(ratio(("bus", level), ("direct", level), key) for level in levels)
         print(f"| bus ÷ direct, {name} | {cells} |")
     print()
     print("| ratio | bus | direct |")
     print("|---|---|---|")
     for level in levels[1:]:
-        for key, name in (("rps", "req/s"), ("e2e", "end to end")):
+        for key, name in (("rps", "req/s"), ("e2e", "end to end"), ("cpu", "CPU per order")):
             print(f"| {level} ÷ none, {name} | {ratio(('bus', level), ('bus', 'none'), key)} | "
                   f"{ratio(('direct', level), ('direct', 'none'), key)} |")
     print()
