@@ -195,8 +195,8 @@ def main():
     print("- end to end: orders accepted in the case ÷ (wrk's wall time + the time until all were stored); "
           "the bus route answers 202 before the order is charged, so a backlog can build while wrk runs")
     print("- CPU per order: the server process's user + system time (/proc/PID/stat) over the case, wrk and "
-          f"drain, ÷ its orders; it includes the charge's {args.charge_cost_us} µs, HTTP parsing and the JSON, and it moves far less "
-          "with the other jobs on the machine than the rates do\n")
+          f"drain, ÷ its orders; it includes the charge's {args.charge_cost_us} µs, HTTP parsing and the JSON; other jobs "
+          "on the cores still move it (caches; a busy wait cut short by preemption costs less CPU)\n")
     print("| route | observability | req/s (median) | range | end to end orders/s | drain after wrk (s) "
           "| server CPU µs per order |")
     print("|---|---|---|---|---|---|---|")
