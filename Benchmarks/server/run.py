@@ -5,7 +5,7 @@ POST /orders/direct (the request handler charges and stores, no bus), with no ob
 with the bus's observability interceptors (EventBusMetrics, EventBusTracing) and with those
 plus Hummingbird's TracingMiddleware and MetricsMiddleware, in the same run.
 
-    Benchmarks/server/run.py                      # 5 rounds of 10 s per case (about 7 min); prints markdown
+    Benchmarks/server/run.py                      # 5 rounds of 10 s per case (about 6 min); prints markdown
     Benchmarks/server/run.py --rounds 3 --duration 5 --connections 16 --charge-cost-us 20
 
 Three servers run side by side on loopback (--observability none, interceptors and all, each on
