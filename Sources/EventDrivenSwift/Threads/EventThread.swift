@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Observable
 import Synchronization
 
 /// A persistent thread that receives events: subclass it, override ``registerEventListeners()``
