@@ -98,6 +98,15 @@ let package = Package(
         // A user's module: the public API only, Swift 6 mode, no warnings (SPEC A4).
         .testTarget(
             name: "UserModuleTests", dependencies: ["EventDrivenSwift"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        // A user's module built with Xcode 26's defaults for new app projects (issue 25): main-actor
+        // default isolation and the two upcoming features; the README's forms, no warnings.
+        .testTarget(
+            name: "XcodeDefaultsTests", dependencies: ["EventDrivenSwift"],
+            swiftSettings: [
+                .defaultIsolation(MainActor.self),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+                .enableUpcomingFeature("InferIsolatedConformances"),
+            ]),
         // The NATS JetStream bridge (SPEC X1, X2): a product of its own, so the core stays free of NIO.
         .target(
             name: "EventDrivenSwiftNATS",

@@ -85,7 +85,9 @@ public final class EventPool<T: EventThread>: Sendable {
     ///
     /// Threads already retiring after a scale-down still handle what they had accepted, so no
     /// accepted event goes unaccounted for. Blocks until every thread, retiring ones included,
-    /// has stopped. Called from one of the pool's own callbacks, it
+    /// has stopped: on the main thread too, for the callbacks in progress (with `draining`, for
+    /// everything pending), so that the count is exact; stop a pool from a task (``EventBus/shutdown()``
+    /// does, without blocking) or another thread when its callbacks can be slow. Called from one of the pool's own callbacks, it
     /// returns 0 at once and stops the pool from another thread. Afterwards the pool and its
     /// threads are freed once your own references are gone.
     @discardableResult

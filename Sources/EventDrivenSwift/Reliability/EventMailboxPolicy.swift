@@ -32,8 +32,15 @@ public enum EventOverflowPolicy: Sendable, Hashable {
     /// The producer waits until the receiver takes its pending events, or until `timeout` has
     /// passed (`nil`: no limit), after which the event is dropped. A producer that is the
     /// receiver itself (a handler dispatching to its own thread) never waits: its event is
-    /// accepted over capacity, so that D5 holds. Two receivers that dispatch to each other
-    /// while both are full can wait on each other: give them a timeout.
+    /// accepted over capacity, so that D5 holds; nor does main-queue code dispatching to a
+    /// receiver that drains on the main queue (a ``UIEventThread``), which could make room only
+    /// once that code returned. Two receivers that dispatch to each other while both are full
+    /// can wait on each other: give them a timeout.
+    ///
+    /// On the main thread, this is the one wait the dispatch path may make: a dispatch to a full
+    /// receiver on another thread blocks the main thread until that receiver takes its pending
+    /// events (its callback in progress returns), for as long as `timeout` allows. It is the
+    /// back-pressure you chose; give main-thread producers a short `timeout`, or another policy.
     case blockProducer(timeout: Duration?)
     /// The new event is dropped.
     case dropNewest

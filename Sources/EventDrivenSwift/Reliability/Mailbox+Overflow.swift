@@ -80,8 +80,11 @@ extension _Mailbox {
         case .failDispatch:
             return dropNode(node, refused: true)
         case .blockProducer(let timeout):
-            // A handler dispatching to its own receiver would wait for itself: accept it over capacity.
-            if _ReceiverContext.current?.mailbox === self {
+            // A handler dispatching to its own receiver would wait for itself, and so would main-queue
+            // code dispatching to a receiver that drains on the main queue: accept it over capacity.
+            if _ReceiverContext.current?.mailbox === self
+                || (executor.drainsOnMainQueue && _MainQueueIdentity.isCurrent)
+            {
                 switch tryPush(node, link: nodes.slot(node).link, lane: lane, capacity: .max) {
                 case .pushed(let wake):
                     if wake { executor.wake(self, for: eventType) }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Observable
 import Synchronization
 
 /// A persistent thread that receives events: subclass it, override ``registerEventListeners()``
@@ -57,7 +58,9 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     init(mainActorBus bus: EventBus) {
         self.bus = bus
         self.runner = nil
-        self.mailbox = _Mailbox(executor: .mainQueue(bus.mainQueueWatch), counters: bus.counters)
+        self.mailbox = _Mailbox(
+            executor: .mainQueue(bus.mainQueueWatch), counters: bus.counters,
+            limit: _MailboxLimit(type(of: self).mailboxPolicy, receiver: "UIEventThread(\(type(of: self)))", bus: bus))
         self.registrar = _EventThreadRegistration.override ?? bus
         super.init()
         registerEventListeners()
@@ -154,7 +157,10 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     ///
     /// Called from another thread, `cancel` waits until the thread has exited; called from one
     /// of the thread's own callbacks, it returns at once and the thread stops once the callback
-    /// returns. Afterwards every callback is released, so the thread is freed once your own
+    /// returns. On the main thread it waits too, for the callback in progress (with `draining`,
+    /// for every pending callback): the wait is what lets it return the exact count and release
+    /// the callbacks. Cancel from a task or another thread when callbacks can be slow; a
+    /// ``UIEventThread``, whose callbacks run on the main queue, never waits. Afterwards every callback is released, so the thread is freed once your own
     /// references are gone.
     @discardableResult
     open func cancel(draining: Bool = false) -> Int {

@@ -15,6 +15,14 @@ final class _DrainerBuffers: @unchecked Sendable {
     @exclusivity(unchecked) var batchCount = 0
     /// Deliveries of the batch not yet started.
     @exclusivity(unchecked) var remaining = 0
+    /// The top and bottom nodes of the batch taken, given back once it has run.
+    @exclusivity(unchecked) var top: UInt32 = 0
+    @exclusivity(unchecked) var bottom: UInt32 = 0
+    /// Where the batch in progress goes on: a lane, and a position in that lane's running order.
+    @exclusivity(unchecked) var resumeLane = 0
+    @exclusivity(unchecked) var resumePosition = 0
+    /// `true` while a deadline has cut the batch short (see ``_Mailbox/runBatch(mayIdle:deadline:)``).
+    @exclusivity(unchecked) var isCutShort = false
 }
 
 /// Counts the drain requests of one mailbox.

@@ -95,21 +95,30 @@ extension _Mailbox {
     ///     stream piles up (the last batch held more than one event); ten times as long in any
     ///     case, so that a request-response exchange is not interrupted every slice. `nil` runs
     ///     until idle.
+    ///   - cutsBatches: `true` makes the slice a hard limit: a batch is cut short between two
+    ///     deliveries once the slice is used up, and the drain hands the thread back whatever
+    ///     the batches held (the main queue, whose other work must not wait behind a backlog).
     /// - Returns: `true` when the slice ran out: the drain is still scheduled and the caller
     ///   must submit it again.
-    func runUntilIdle(lingerNanoseconds: UInt64 = 0, sliceNanoseconds: UInt64? = nil) -> Bool {
+    func runUntilIdle(lingerNanoseconds: UInt64 = 0, sliceNanoseconds: UInt64? = nil, cutsBatches: Bool = false)
+        -> Bool
+    {
         var pacing = _DrainPacing(lingerNanoseconds: lingerNanoseconds)
         let start = sliceNanoseconds == nil ? 0 : DispatchTime._eventNow.uptimeNanoseconds
+        let deadline = cutsBatches ? sliceNanoseconds.map { start &+ $0 } : nil
         while true {
-            switch runBatch(mayIdle: pacing.mayIdle) {
+            switch runBatch(mayIdle: pacing.mayIdle, deadline: deadline) {
             case .ran:
                 pacing.ran(batchCount: lastBatchCount)
                 if let sliceNanoseconds {
                     let elapsed = DispatchTime._eventNow.uptimeNanoseconds &- start
-                    if elapsed >= sliceNanoseconds && (lastBatchCount > 1 || elapsed >= 10 * sliceNanoseconds) {
+                    if elapsed >= sliceNanoseconds
+                        && (cutsBatches || lastBatchCount > 1 || elapsed >= 10 * sliceNanoseconds)
+                    {
                         return true
                     }
                 }
+            case .sliceEnded: return true
             case .empty: pacing.foundEmpty()
             case .idle, .finished: return false
             }

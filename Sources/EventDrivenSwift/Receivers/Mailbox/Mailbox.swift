@@ -154,45 +154,68 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     /// The outcome of one step of the drainer.
     enum Step {
         case ran
+        /// The deadline passed in the middle of a batch: the rest of it runs at the next call.
+        case sliceEnded
         case empty
         case idle
         case finished
     }
 
-    /// Takes the pending batch and handles it. Only the mailbox's single drainer calls this: a
-    /// drain is started only by the push that found the mailbox idle, and it ends by parking.
-    func runBatch(mayIdle: Bool) -> Step {
-        batchWaiters.batchStarts()
-        let action = update { $0.take(mayIdle: mayIdle) }
-        guard case .run(let top, let count) = action else {
-            batchWaiters.batchEnds()
-            switch action {
-            case .park: return .idle
-            case .finish: return .finished
-            default: return .empty
-            }
-        }
-        inProgress.store(count, ordering: .relaxed)
-        // Every pending delivery left the stack, so there is room for every blocked producer.
-        limit?.wakeBlockedProducers()
+    /// Takes the pending batch and handles it, or resumes the batch a deadline cut short. Only
+    /// the mailbox's single drainer calls this: a drain is started only by the push that found the
+    /// mailbox idle, and it ends by parking.
+    /// - Parameter deadline: An uptime in nanoseconds after which the drainer stops between two
+    ///   deliveries (after at least one) and returns ``Step/sliceEnded``; the batch stays taken,
+    ///   so events that arrive meanwhile still wait for the next batch and the order is kept.
+    func runBatch(mayIdle: Bool, deadline: UInt64? = nil) -> Step {
         let buffers = drainer
-        let bottom = sortIntoLanes(top: top, count: count, buffers)
-        buffers.batchCount = count - buffers.droppedOldest
-        buffers.remaining = buffers.batchCount
-        buffers.lastDiscarded = 0
-        var tally = _DeliveryTally()
-        for lane in 0..<10 where !buffers.lanes[lane].isEmpty {
-            // Stacked lanes run newest first, queued ones oldest first; the stack gave newest first.
-            if lane < 5 {
-                for node in buffers.lanes[lane] { run(node, &tally) }
-            } else {
-                for node in buffers.lanes[lane].reversed() { run(node, &tally) }
+        if !buffers.isCutShort {
+            batchWaiters.batchStarts()
+            let action = update { $0.take(mayIdle: mayIdle) }
+            guard case .run(let top, let count) = action else {
+                batchWaiters.batchEnds()
+                switch action {
+                case .park: return .idle
+                case .finish: return .finished
+                default: return .empty
+                }
             }
-            buffers.lanes[lane].removeAll(keepingCapacity: true)
+            inProgress.store(count, ordering: .relaxed)
+            // Every pending delivery left the stack, so there is room for every blocked producer.
+            limit?.wakeBlockedProducers()
+            buffers.bottom = sortIntoLanes(top: top, count: count, buffers)
+            buffers.top = top
+            buffers.batchCount = count - buffers.droppedOldest
+            buffers.remaining = buffers.batchCount
+            buffers.lastDiscarded = 0
+            buffers.resumeLane = 0
+            buffers.resumePosition = 0
         }
+        var tally = _DeliveryTally()
+        var ranOne = false
+        var lane = buffers.resumeLane
+        var position = buffers.resumePosition
+        while lane < 10 {
+            let count = buffers.lanes[lane].count
+            while position < count {
+                if let deadline, ranOne, DispatchTime._eventNow.uptimeNanoseconds >= deadline {
+                    (buffers.resumeLane, buffers.resumePosition, buffers.isCutShort) = (lane, position, true)
+                    counters.record(tally)
+                    return .sliceEnded
+                }
+                // Stacked lanes run newest first, queued ones oldest first; the stack gave newest first.
+                run(buffers.lanes[lane][lane < 5 ? position : count - 1 - position], &tally)
+                position += 1
+                ranOne = true
+            }
+            if count > 0 { buffers.lanes[lane].removeAll(keepingCapacity: true) }
+            lane += 1
+            position = 0
+        }
+        buffers.isCutShort = false
         if buffers.lastDiscarded > 0 { counters.discarded.add(buffers.lastDiscarded, ordering: .relaxed) }
         counters.record(tally)
-        nodes.free(top: top, bottom: bottom)
+        nodes.free(top: buffers.top, bottom: buffers.bottom)
         inProgress.store(0, ordering: .relaxed)
         batchWaiters.batchEnds()
         let barriers = buffers.barriers

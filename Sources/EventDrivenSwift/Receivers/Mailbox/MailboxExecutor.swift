@@ -27,6 +27,21 @@ enum _MailboxExecutor: Sendable {
     /// events stream in.
     static var sliceNanoseconds: UInt64 { 100_000 }
 
+    /// How long a drain on the main queue runs before it submits itself again behind the main
+    /// queue's other work (timers, input, rendering), cutting a batch short if need be: a backlog
+    /// of main-actor deliveries never holds the main thread for much longer than this.
+    static var mainSliceNanoseconds: UInt64 { 4_000_000 }
+
+    /// `true` when the drains run on the main queue.
+    var drainsOnMainQueue: Bool {
+        switch self {
+        case .mainQueue: true
+        case .queue(let queue): queue === DispatchQueue.main
+        case .actor(let actor): actor is MainActor
+        case .thread, .globalQueue: false
+        }
+    }
+
     /// Where the drains run, in words, for errors and logs.
     var receiverDescription: String {
         switch self {
@@ -46,33 +61,41 @@ enum _MailboxExecutor: Sendable {
         case .thread(let thread):
             thread.wake()
         case .queue(let queue):
-            drain(mailbox, on: queue, lingerNanoseconds: 0, sliceNanoseconds: nil)
+            // The main queue named as a queue gets the main actor's slices too.
+            let slice = queue === DispatchQueue.main ? Self.mainSliceNanoseconds : nil
+            drain(mailbox, on: queue, lingerNanoseconds: 0, sliceNanoseconds: slice, cutsBatches: slice != nil)
         case .actor(let actor):
             Task { await Self.drain(mailbox, isolatedTo: actor) }
         case .mainQueue(let watch):
-            watch.submitted(mailbox, eventType: eventType)
-            drain(mailbox, on: .main, lingerNanoseconds: 0, sliceNanoseconds: nil, watch: watch)
+            drain(
+                mailbox, on: .main, lingerNanoseconds: 0, sliceNanoseconds: Self.mainSliceNanoseconds,
+                cutsBatches: true, watch: watch, eventType: eventType)
         case .globalQueue(let queue):
             drain(
                 mailbox, on: queue, lingerNanoseconds: Self.lingerNanoseconds, sliceNanoseconds: Self.sliceNanoseconds)
         }
     }
 
+    /// Submits a drain of `mailbox` to `queue`; a drain whose slice ran out submits itself
+    /// again, so that it stays the mailbox's only one and the order is kept.
     private func drain(
         _ mailbox: _Mailbox, on queue: DispatchQueue, lingerNanoseconds: UInt64, sliceNanoseconds: UInt64?,
-        watch: _MainQueueWatch? = nil
+        cutsBatches: Bool = false, watch: _MainQueueWatch? = nil, eventType: (any Eventable.Type)? = nil
     ) {
+        let ticket = watch?.submitted(mailbox, eventType: eventType)
         // Like a mailbox thread, the drain names its mailbox as the current receiver, so a
         // `.requesterThread` listener registered from a handler delivers on this context.
         queue.async {
-            watch?.started()
+            if let ticket { watch?.started(ticket) }
             let sliceEnded = _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
-                mailbox.runUntilIdle(lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds)
+                mailbox.runUntilIdle(
+                    lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds, cutsBatches: cutsBatches)
             }
-            // Still scheduled: this drain stays the mailbox's only one, resumed behind the
-            // queue's other work.
+            // Still scheduled: resumed behind the queue's other work.
             if sliceEnded {
-                drain(mailbox, on: queue, lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds)
+                drain(
+                    mailbox, on: queue, lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds,
+                    cutsBatches: cutsBatches, watch: watch, eventType: eventType)
             }
         }
     }

@@ -45,7 +45,7 @@ final class _MailboxThread: Sendable {
         var pacing = _DrainPacing(lingerNanoseconds: lingerNanoseconds)
         while true {
             switch mailbox.runBatch(mayIdle: pacing.mayIdle) {
-            case .ran:
+            case .ran, .sliceEnded:  // no deadline: a batch is never cut short here
                 pacing.ran(batchCount: mailbox.lastBatchCount)
             case .empty:
                 pacing.foundEmpty()
