@@ -33,8 +33,8 @@ nonisolated final class ReadingProcessor: EventThread, @unchecked Sendable {  //
     @ObservationIgnored private var handle: EventListenerHandle?
 
     init(bus: EventBus) {
-        // The closure says `@MainActor`: without it the call picks the `@Sendable` overload.
-        handle = bus.addListener(Reading.self, owner: self) { @MainActor [weak self] event, _, _ in
+        // No annotation: the closure keeps the main-actor isolation of the code it is written in.
+        handle = bus.listen(Reading.self, owner: self) { [weak self] event, _ in
             self?.celsius = event.celsius
         }
     }
