@@ -146,6 +146,8 @@ public final class EventBus: Sendable {
     ///
     /// Counted in flight before the lifecycle is read, so that a shutdown (which stops accepting,
     /// then waits for the count to reach zero) waits for every dispatch that it did not reject.
+    /// A bus that is not accepting asks once more, out of line, whether a graceful stop lets the
+    /// dispatch through (``admitsWhileStopping(_:)``): a running bus pays nothing for it.
     @usableFromInline
     func route(
         _ event: any Eventable, key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority,
@@ -160,7 +162,7 @@ public final class EventBus: Sendable {
         }
         dispatches.count.add(1, ordering: .sequentiallyConsistent)
         let envelope = _EventEnvelope(dispatching: event, metadata: metadata)
-        if !lifecycle.accepting.load(ordering: .sequentiallyConsistent) {
+        if _slowPath(!lifecycle.accepting.load(ordering: .sequentiallyConsistent)) && !admitsWhileStopping(event) {
             reject(envelope)
         } else if !routes.deliver(envelope, key: key) {
             counters.settleNoReceiver(envelope)
@@ -181,7 +183,7 @@ public final class EventBus: Sendable {
         dispatches.enter()
         defer { dispatches.leave() }
         let envelope = _EventEnvelope(event: event, metadata: metadata, annotation: annotation)
-        guard lifecycle.isAccepting else { return reject(envelope) }
+        guard lifecycle.isAccepting || admitsWhileStopping(event) else { return reject(envelope) }
         let consumed = offerToConsumers({ envelope }, type: key)
         if !routes.deliver(envelope, key: key) && !consumed {
             counters.settleNoReceiver(envelope)
@@ -192,7 +194,7 @@ public final class EventBus: Sendable {
     func dispatch<E: Eventable>(_ message: E, toChannel channel: _ChannelKey, metadata: EventMetadata) {
         dispatches.enter()
         defer { dispatches.leave() }
-        guard lifecycle.isAccepting else {
+        guard lifecycle.isAccepting || admitsWhileStopping(message) else {
             counters.rejected.add(1, ordering: .relaxed)
             counters.observation.rejected(message, metadata: metadata, site: nil)
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
@@ -207,11 +209,18 @@ public final class EventBus: Sendable {
         }
     }
 
-    /// Counts a dispatch refused after shutdown, and reports it.
+    /// Counts a dispatch refused after shutdown, and reports it; or, for the follow-up of a
+    /// handler that was running when a graceful stop was cut at its deadline, discards it with
+    /// the rest of what the cut stopped (counted, dead-lettered).
     func reject(_ envelope: _EventEnvelope) {
+        if _slowPath(lifecycle.wasCut.load(ordering: .relaxed)) && _HandlerScope.isCurrent {
+            return counters.settle(.removed, envelope)
+        }
         counters.rejected.add(1, ordering: .relaxed)
         counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: envelope.annotation?.site)
-        report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
+        let error = EventDrivenError.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event)))
+        _DispatchFailures.current?.record(error)
+        report(error)
     }
 
 }
