@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Instrumentation
 import Logging
 import Synchronization
 
@@ -55,13 +56,22 @@ public final class EventBus: Sendable {
     /// Warns once when main-actor deliveries wait for a main queue that does not run.
     let mainQueueWatch: _MainQueueWatch
 
+    /// Creates an independent bus that propagates service contexts when an instrument has been
+    /// bootstrapped with `InstrumentationSystem` (see ``propagatesServiceContext``).
+    /// - Parameters:
+    ///   - label: A name for logs, diagnostics and metrics.
+    ///   - logger: Where the bus reports errors; by default a logger labelled `EventDrivenSwift`.
+    public convenience init(label: String = "EventBus", logger: Logger? = nil) {
+        self.init(label: label, logger: logger, propagatesServiceContext: InstrumentationSystem.isBootstrapped)
+    }
+
     /// Creates an independent bus.
     /// - Parameters:
     ///   - label: A name for logs, diagnostics and metrics.
     ///   - logger: Where the bus reports errors; by default a logger labelled `EventDrivenSwift`.
     ///   - propagatesServiceContext: Whether events carry the `ServiceContext` current where
     ///     they are dispatched to their handlers (see ``propagatesServiceContext``).
-    public init(label: String = "EventBus", logger: Logger? = nil, propagatesServiceContext: Bool = false) {
+    public init(label: String = "EventBus", logger: Logger? = nil, propagatesServiceContext: Bool) {
         self.label = label
         let routes = _PublishedRoutes()
         self.routes = routes
