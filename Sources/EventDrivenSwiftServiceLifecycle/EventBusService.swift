@@ -15,8 +15,8 @@ import ServiceLifecycle
 ///
 /// List it before the services that dispatch on the bus: a service group shuts its services
 /// down in reverse order, so the producers stop first and the bus finishes what they sent.
-/// ``ServiceLifecycle/ServiceGroup/init(bus:producers:gracefulShutdownSignals:cancellationSignals:logger:)``
-/// makes that order for you:
+/// `ServiceGroup(bus:producers:gracefulShutdownSignals:cancellationSignals:logger:)` makes that
+/// order for you:
 ///
 /// ```swift
 /// let bus = EventBus(label: "orders", logger: logger)
