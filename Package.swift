@@ -69,6 +69,7 @@ let package = Package(
             name: "EventDrivenSwiftServiceLifecycle",
             dependencies: [
                 "EventDrivenSwift", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -48,3 +48,33 @@ private final class Counter: Sendable {
     var value: Int { count.withLock { $0 } }
     func add() { count.withLock { $0 += 1 } }
 }
+
+/// The graceful stop with a deadline (issue 29): finishing, then the shutdown proper.
+@Suite("R5 (issue 29): finishing what the bus accepted, in the lifecycle state machine")
+struct BusLifecycleFinishingTests {
+    @Test("a graceful stop finishes first: not accepting, finishing, then the shutdown it ended in")
+    func finishingThenShutdown() {
+        var machine = _BusLifecycleStateMachine()
+        #expect(machine.beginFinishing(cut: {}, whenClosed: {}) == .run(immediately: false))
+        #expect(!machine.isAccepting && machine.isFinishing && machine.isImmediate == nil)
+        machine.finishingEnded(immediately: true)
+        #expect(!machine.isFinishing && machine.isImmediate == true, "cut at its deadline: the rest stops at once")
+        #expect(machine.shutdownEnded().isEmpty)
+        #expect(machine.isClosed)
+    }
+
+    @Test("an immediate shutdown during the finish cuts it and waits; a graceful one only waits")
+    func immediateCallCuts() {
+        var machine = _BusLifecycleStateMachine()
+        let cuts = Counter()
+        _ = machine.beginFinishing(cut: { cuts.add() }, whenClosed: {})
+        #expect(machine.shutDown(immediately: false) {} == .wait)
+        #expect(machine.shutDown(immediately: true) {} == .cutAndWait)
+        machine.cut?()
+        #expect(cuts.value == 1)
+        #expect(machine.beginFinishing(cut: {}, whenClosed: {}) == .wait, "a second graceful stop waits for the first")
+        machine.finishingEnded(immediately: true)
+        #expect(machine.cut == nil)
+        #expect(machine.shutdownEnded().count == 3)
+    }
+}

@@ -26,6 +26,12 @@ static inline intptr_t *c_eds_synchronous_depth_pointer(void) { return &c_eds_sy
 #include <sys/syscall.h>
 #include <unistd.h>
 
+// Declared here: glibc declares them only under _GNU_SOURCE, which Swift's Glibc module does not set.
+int pthread_setname_np(pthread_t thread, const char *name);
+
+/// Names the current thread in the system (at most 15 bytes on Linux): 0, or an error number.
+static inline int c_eds_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
 /// The kernel's id of the current thread once asked for, else 0 (see `c_eds_current_thread_id`).
 extern _Thread_local uint32_t c_eds_thread_id C_EDS_TLS_MODEL;
 

@@ -12,6 +12,8 @@ final class _BusCounters: Sendable {
     let discarded = Atomic<Int>(0)
     let ownerGone = Atomic<Int>(0)
     let rejected = Atomic<Int>(0)
+    /// Of `rejected`, the dispatches refused from outside the bus's handlers during a graceful stop.
+    let rejectedWhileStopping = Atomic<Int>(0)
     /// Deliveries a full bounded mailbox or stream buffer dropped.
     let dropped = Atomic<Int>(0)
     /// Deliveries whose handler threw (not counted as delivered).
@@ -87,6 +89,7 @@ final class _BusCounters: Sendable {
             discarded: discarded.load(ordering: .relaxed),
             ownerReleased: ownerGone.load(ordering: .relaxed),
             rejected: rejected.load(ordering: .relaxed),
+            rejectedWhileStopping: rejectedWhileStopping.load(ordering: .relaxed),
             dropped: dropped.load(ordering: .relaxed),
             failed: failed.load(ordering: .relaxed)
         )

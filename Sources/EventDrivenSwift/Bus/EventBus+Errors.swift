@@ -10,7 +10,7 @@ extension EventBus {
     /// Errors are logged through ``logger`` either way, as swift-log asks of libraries: at
     /// `.debug` while a handler is set (the handler has them; nothing is written twice), at
     /// `.info` otherwise. To silence or route them, pass a `Logger` with the level and handler
-    /// you want to ``init(label:logger:propagatesServiceContext:)``.
+    /// you want to ``init(label:logger:)``.
     public func setErrorHandler(_ handler: (@Sendable (EventDrivenError) -> Void)?) {
         let box = handler.map(_ErrorHandler.init)
         let replaced = errorHandler.withLock { current in

@@ -50,7 +50,9 @@ extension EventBus {
     var listenerMailbox: _Mailbox {
         sharedMailboxes.withLock { shared in
             if let mailbox = shared.listenerThread { return mailbox }
-            let thread = _MailboxThread(name: _MailboxExecutor.listenerThreadNamePrefix + "\(label))")
+            let thread = _MailboxThread(
+                name: _MailboxExecutor.listenerThreadNamePrefix + "\(label))",
+                systemName: _ThreadName.make(bus: label, role: "listener"))
             let mailbox = _Mailbox(executor: .thread(thread), counters: counters)
             thread.start(mailbox)
             shared.listenerThread = mailbox

@@ -1,4 +1,4 @@
-/// The refusals collected while ``EventBus/tryDispatch(_:method:priority:)`` dispatches.
+/// The refusals collected while ``EventBus/tryDispatch(_:method:priority:file:line:)`` dispatches.
 final class _DispatchFailures: Sendable {
     private let errors = LockedValue<[EventDrivenError]>([])
 
@@ -14,18 +14,19 @@ extension EventBus {
     /// mailbox refused it because it was full.
     ///
     /// The other receivers still get the event: the error says that at least one did not.
+    /// `file` and `line` say where the dispatch is, for interceptors and the topology
+    /// (``EventSource``); leave them to their defaults.
     /// - Throws: ``EventDrivenError/mailboxFull(receiver:eventType:)``, or
-    ///   ``EventDrivenError/busShutDown(bus:eventType:)`` after shutdown.
+    ///   ``EventDrivenError/busShutDown(bus:eventType:)`` after shutdown (and, during
+    ///   ``shutdown(gracefullyWithin:)``, from outside the bus's handlers).
     public func tryDispatch<E: Eventable>(
-        _ event: E, method: EventDispatchMethod = .queue, priority: EventPriority = .normal
+        _ event: E, method: EventDispatchMethod = .queue, priority: EventPriority = .normal,
+        file: StaticString = #fileID, line: UInt = #line
     ) throws(EventDrivenError) {
-        if !lifecycle.isAccepting {
-            dispatch(event, method: method, priority: priority)
-            throw .busShutDown(bus: label, eventType: String(reflecting: E.self))
-        }
+        // A refusal (a full mailbox, or the bus shut down) is recorded where it is decided.
         let failures = _DispatchFailures()
         _DispatchFailures.$current.withValue(failures) {
-            dispatch(event, method: method, priority: priority)
+            dispatch(event, method: method, priority: priority, file: file, line: line)
         }
         if let error = failures.first { throw error }
     }

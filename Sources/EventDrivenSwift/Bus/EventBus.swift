@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Instrumentation
 import Logging
 import Synchronization
 
@@ -55,13 +56,22 @@ public final class EventBus: Sendable {
     /// Warns once when main-actor deliveries wait for a main queue that does not run.
     let mainQueueWatch: _MainQueueWatch
 
+    /// Creates an independent bus that propagates service contexts when an instrument has been
+    /// bootstrapped with `InstrumentationSystem` (see ``propagatesServiceContext``).
+    /// - Parameters:
+    ///   - label: A name for logs, diagnostics and metrics.
+    ///   - logger: Where the bus reports errors; by default a logger labelled `EventDrivenSwift`.
+    public convenience init(label: String = "EventBus", logger: Logger? = nil) {
+        self.init(label: label, logger: logger, propagatesServiceContext: InstrumentationSystem.isBootstrapped)
+    }
+
     /// Creates an independent bus.
     /// - Parameters:
     ///   - label: A name for logs, diagnostics and metrics.
     ///   - logger: Where the bus reports errors; by default a logger labelled `EventDrivenSwift`.
     ///   - propagatesServiceContext: Whether events carry the `ServiceContext` current where
     ///     they are dispatched to their handlers (see ``propagatesServiceContext``).
-    public init(label: String = "EventBus", logger: Logger? = nil, propagatesServiceContext: Bool = false) {
+    public init(label: String = "EventBus", logger: Logger? = nil, propagatesServiceContext: Bool) {
         self.label = label
         let routes = _PublishedRoutes()
         self.routes = routes
@@ -146,6 +156,8 @@ public final class EventBus: Sendable {
     ///
     /// Counted in flight before the lifecycle is read, so that a shutdown (which stops accepting,
     /// then waits for the count to reach zero) waits for every dispatch that it did not reject.
+    /// A bus that is not accepting asks once more, out of line, whether a graceful stop lets the
+    /// dispatch through (``admitsWhileStopping(_:)``): a running bus pays nothing for it.
     @usableFromInline
     func route(
         _ event: any Eventable, key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority,
@@ -160,7 +172,7 @@ public final class EventBus: Sendable {
         }
         dispatches.count.add(1, ordering: .sequentiallyConsistent)
         let envelope = _EventEnvelope(dispatching: event, metadata: metadata)
-        if !lifecycle.accepting.load(ordering: .sequentiallyConsistent) {
+        if _slowPath(!lifecycle.accepting.load(ordering: .sequentiallyConsistent)) && !admitsWhileStopping(event) {
             reject(envelope)
         } else if !routes.deliver(envelope, key: key) {
             counters.settleNoReceiver(envelope)
@@ -181,7 +193,7 @@ public final class EventBus: Sendable {
         dispatches.enter()
         defer { dispatches.leave() }
         let envelope = _EventEnvelope(event: event, metadata: metadata, annotation: annotation)
-        guard lifecycle.isAccepting else { return reject(envelope) }
+        guard lifecycle.isAccepting || admitsWhileStopping(event) else { return reject(envelope) }
         let consumed = offerToConsumers({ envelope }, type: key)
         if !routes.deliver(envelope, key: key) && !consumed {
             counters.settleNoReceiver(envelope)
@@ -192,7 +204,7 @@ public final class EventBus: Sendable {
     func dispatch<E: Eventable>(_ message: E, toChannel channel: _ChannelKey, metadata: EventMetadata) {
         dispatches.enter()
         defer { dispatches.leave() }
-        guard lifecycle.isAccepting else {
+        guard lifecycle.isAccepting || admitsWhileStopping(message) else {
             counters.rejected.add(1, ordering: .relaxed)
             counters.observation.rejected(message, metadata: metadata, site: nil)
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
@@ -207,11 +219,18 @@ public final class EventBus: Sendable {
         }
     }
 
-    /// Counts a dispatch refused after shutdown, and reports it.
+    /// Counts a dispatch refused after shutdown, and reports it; or, for the follow-up of a
+    /// handler that was running when a graceful stop was cut at its deadline, discards it with
+    /// the rest of what the cut stopped (counted, dead-lettered).
     func reject(_ envelope: _EventEnvelope) {
+        if _slowPath(lifecycle.wasCut.load(ordering: .relaxed)) && _HandlerScope.isCurrent {
+            return counters.settle(.removed, envelope)
+        }
         counters.rejected.add(1, ordering: .relaxed)
         counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: envelope.annotation?.site)
-        report(.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event))))
+        let error = EventDrivenError.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event)))
+        _DispatchFailures.current?.record(error)
+        report(error)
     }
 
 }

@@ -19,6 +19,11 @@ public struct EventBusStatistics: Sendable, Hashable, CustomStringConvertible {
     public var ownerReleased: Int
     /// Dispatches refused because the bus was shut down.
     public var rejected: Int
+    /// Of ``rejected``, the dispatches refused during a graceful stop
+    /// (``EventBus/shutdown(gracefullyWithin:)``) because they came from outside the bus's
+    /// handlers: a producer still running while the bus stopped, usually a service stopped
+    /// after the bus instead of before it.
+    public var rejectedWhileStopping: Int = 0
     /// Deliveries dropped by the overflow policy of a full bounded mailbox or stream buffer.
     public var dropped: Int = 0
     /// Deliveries whose handler threw, or that would have nested deeper than
@@ -28,7 +33,7 @@ public struct EventBusStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Every count, on one line.
     public var description: String {
         "delivered \(delivered), undelivered \(undelivered), expired \(expired), superseded \(superseded), "
-            + "filtered \(filtered), discarded \(discarded), owner released \(ownerReleased), rejected \(rejected), "
-            + "dropped \(dropped), failed \(failed)"
+            + "filtered \(filtered), discarded \(discarded), owner released \(ownerReleased), rejected \(rejected) "
+            + "(\(rejectedWhileStopping) while stopping), dropped \(dropped), failed \(failed)"
     }
 }

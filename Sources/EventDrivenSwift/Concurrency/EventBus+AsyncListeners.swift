@@ -31,6 +31,32 @@ extension EventBus {
         listenSerially(type, owner: owner) { event, _ in try await handler(event as! E) }
     }
 
+    /// Registers an async handler for events of type `E` that also receives each event's
+    /// ``EventMetadata`` (its priority, method and dispatch time), as synchronous handlers do.
+    ///
+    /// ```swift
+    /// bus.listenAsync(OrderCharged.self) { order, metadata in
+    ///     logger.info("storing", metadata: ["waited": "\(metadata.age) ns"])
+    ///     try await store.save(order)
+    /// }
+    /// ```
+    ///
+    /// Otherwise as `listenAsync(_:owner:_:)` with a one-argument handler: one task, one event at
+    /// a time, in dispatch order.
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - owner: Held weakly; once it is freed the listener is removed.
+    ///   - handler: Called with each event and its metadata.
+    /// - Returns: A handle whose `remove()` skips every delivery whose handler has not started.
+    @discardableResult
+    public func listenAsync<E: Eventable>(
+        _ type: E.Type,
+        owner: AnyObject? = nil,
+        _ handler: @escaping @Sendable (E, EventMetadata) async throws -> Void
+    ) -> EventListenerHandle {
+        listenSerially(type, owner: owner) { event, metadata in try await handler(event as! E, metadata) }
+    }
+
     /// Registers an async handler for events of type `E`: the earlier spelling of
     /// ``listenAsync(_:owner:_:)``, whose closure shape alone (one argument instead of two)
     /// made it async and changed where and in what order it ran.
@@ -66,6 +92,26 @@ extension EventBus {
         return listenSerially(type, owner: actor) { event, _ in
             guard let actor = weakActor.object else { return }
             try await handler(actor, event as! E)
+        }
+    }
+
+    /// Registers a handler that runs isolated to `actor` and also receives each event's
+    /// ``EventMetadata``; otherwise as `listen(_:on:_:)` with a two-argument handler.
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - actor: The actor the handler runs on; held weakly.
+    ///   - handler: Called with the actor, each event and its metadata.
+    /// - Returns: A handle whose `remove()` skips every delivery whose handler has not started.
+    @discardableResult
+    public func listen<E: Eventable, A: Actor>(
+        _ type: E.Type,
+        on actor: A,
+        _ handler: @escaping @Sendable (isolated A, E, EventMetadata) async throws -> Void
+    ) -> EventListenerHandle {
+        let weakActor = _WeakReference(actor)
+        return listenSerially(type, owner: actor) { event, metadata in
+            guard let actor = weakActor.object else { return }
+            try await handler(actor, event as! E, metadata)
         }
     }
 

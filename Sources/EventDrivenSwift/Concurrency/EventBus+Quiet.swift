@@ -5,9 +5,13 @@ import Synchronization
 public struct EventBusNotQuietError: Error, Sendable, CustomStringConvertible {
     /// The bus's label.
     public let bus: String
-    /// How many deliveries ended (in any outcome) during the last round of waiting: work that was
-    /// still going on when the time ran out.
+    /// How many deliveries ended (in any outcome) in the round of waiting that the time cut
+    /// short, counted when the time ran out: work that was still going on.
     public let deliveriesInLastRound: Int
+    /// Deliveries still pending when the time ran out: waiting in the bus's serial receivers
+    /// (``EventBus/pendingDeliveries()``, including the batches they were running), held by its
+    /// async and actor listeners, or running in `.taskThread` tasks.
+    public let pendingDeliveries: Int
     /// What the bus had done when the time ran out.
     public let statistics: EventBusStatistics
     /// Events waiting, unread, in the buffers of the bus's event streams when the time ran out.
@@ -17,7 +21,8 @@ public struct EventBusNotQuietError: Error, Sendable, CustomStringConvertible {
 
     /// A sentence saying what was still going on.
     public var description: String {
-        "bus '\(bus)' was not quiet in time: \(deliveriesInLastRound) deliveries ended in the last round, "
+        "bus '\(bus)' was not quiet in time: \(pendingDeliveries) deliveries pending, "
+            + "\(deliveriesInLastRound) ended in the last round, "
             + "\(unreadStreamEvents) events unread in streams (\(statistics))"
     }
 }
@@ -41,20 +46,34 @@ extension EventBus {
     /// - Throws: ``EventBusNotQuietError`` when the bus is still busy after `timeout`, saying
     ///   how busy; the deliveries go on regardless.
     public func waitUntilQuiet(timeout: Duration = .seconds(10)) async throws(EventBusNotQuietError) {
+        if let error = await quiet(within: timeout) { throw error }
+    }
+
+    /// ``waitUntilQuiet(timeout:)`` that returns its error, and that ends early, with the error,
+    /// when the task is cancelled or `cut` is called.
+    func quiet(within timeout: Duration, cut: _QuietCut? = nil) async -> EventBusNotQuietError? {
         let outcome = _QuietOutcome()
+        cut?.arm { outcome.finish(nil) }
         let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout._nonnegativeNanoseconds))
-        let finished: Int? = await withCheckedContinuation { continuation in
-            outcome.arm(continuation)
-            DispatchQueue.global().asyncAfter(deadline: deadline) { outcome.finish(nil) }
-            // Rounds chain through drain callbacks rather than a task, so that a busy cooperative
-            // pool cannot hold the check up.
-            checkQuiet(after: statistics.endedDeliveries, outcome: outcome)
+        let finished: Int? = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                outcome.arm(continuation)
+                DispatchQueue.global().asyncAfter(deadline: deadline) { outcome.finish(nil) }
+                // Rounds chain through drain callbacks rather than a task, so that a busy
+                // cooperative pool cannot hold the check up.
+                let start = self.statistics.endedDeliveries
+                outcome.roundStart = start
+                checkQuiet(after: start, outcome: outcome)
+            }
+        } onCancel: {
+            outcome.finish(nil)
         }
-        if finished == nil {
-            throw EventBusNotQuietError(
-                bus: label, deliveriesInLastRound: outcome.lastRound, statistics: statistics,
-                unreadStreamEvents: unreadStreamEvents)
-        }
+        guard finished == nil else { return nil }
+        // Counted now, not when the round ends: the round was cut short.
+        let counts = statistics
+        return EventBusNotQuietError(
+            bus: label, deliveriesInLastRound: counts.endedDeliveries - outcome.roundStart,
+            pendingDeliveries: pendingDeliveryCount, statistics: counts, unreadStreamEvents: unreadStreamEvents)
     }
 }
 
@@ -65,10 +84,10 @@ extension EventBus {
         whenDrained { [weak self] in
             guard let self, !outcome.isFinished else { return }
             let current = self.statistics.endedDeliveries
-            outcome.lastRound = current - previous
             if current == previous {
                 outcome.finish(0)
             } else {
+                outcome.roundStart = current
                 self.checkQuiet(after: current, outcome: outcome)
             }
         }
@@ -82,30 +101,72 @@ extension EventBus {
             total + ((subscription.target as? _StreamSink)?.unread.count.load(ordering: .relaxed) ?? 0)
         }
     }
+
+    /// Deliveries pending in the serial receivers, the async and actor listeners and the tasks.
+    var pendingDeliveryCount: Int {
+        let serial = pendingDeliveries().values.reduce(0, +)
+        var seen = Set<ObjectIdentifier>()
+        var held = 0
+        for subscription in registry.withLock({ $0.allSubscriptions }) {
+            if let sink = subscription.target as? _SerialHandlerSink, seen.insert(ObjectIdentifier(sink)).inserted {
+                held += sink.held.count.load(ordering: .relaxed)
+            }
+        }
+        return serial + held + tasks.runningCount
+    }
 }
 
 extension EventBusStatistics {
     /// Every delivery that has ended, whatever its outcome, and every dispatch that found no one.
+    /// A refused dispatch leaves nothing pending, so refusals (``rejected``) do not count: a
+    /// producer refused while the bus stops does not keep it from being quiet.
     var endedDeliveries: Int {
-        delivered + undelivered + expired + superseded + filtered + discarded + ownerReleased + rejected + dropped
-            + failed
+        delivered + undelivered + expired + superseded + filtered + discarded + ownerReleased + dropped + failed
+    }
+}
+
+/// Ends a wait for quiet early, from outside it (a shutdown asked for at once meanwhile).
+final class _QuietCut: Sendable {
+    private let state = LockedValue<(body: (@Sendable () -> Void)?, isCut: Bool)>((nil, false))
+
+    /// Calls `body` when cut, at once if it was cut already.
+    func arm(_ body: @escaping @Sendable () -> Void) {
+        let cutAlready = state.withLock { state in
+            state.body = body
+            return state.isCut
+        }
+        if cutAlready { body() }
+    }
+
+    func cut() {
+        let body = state.withLock { state in
+            state.isCut = true
+            return state.body
+        }
+        body?()
     }
 }
 
 /// Who finished first, the quiet check or the deadline.
 private final class _QuietOutcome: Sendable {
     private let state = LockedValue<(continuation: CheckedContinuation<Int?, Never>?, finished: Bool)>((nil, false))
-    private let lastRoundCount = Atomic<Int>(0)
+    private let roundStartCount = Atomic<Int>(0)
 
     var isFinished: Bool { state.withLock { $0.finished } }
 
-    var lastRound: Int {
-        get { lastRoundCount.load(ordering: .relaxed) }
-        set { lastRoundCount.store(newValue, ordering: .relaxed) }
+    /// The count of ended deliveries when the current round began.
+    var roundStart: Int {
+        get { roundStartCount.load(ordering: .relaxed) }
+        set { roundStartCount.store(newValue, ordering: .relaxed) }
     }
 
     func arm(_ continuation: CheckedContinuation<Int?, Never>) {
-        state.withLock { $0.continuation = continuation }
+        let finishedAlready = state.withLock { state -> Bool in
+            if state.finished { return true }
+            state.continuation = continuation
+            return false
+        }
+        if finishedAlready { continuation.resume(returning: nil) }
     }
 
     /// Resumes the waiter once; later calls do nothing.

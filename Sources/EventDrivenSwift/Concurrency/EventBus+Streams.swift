@@ -63,7 +63,7 @@ extension EventBus {
         bufferingPolicy: EventBufferingPolicy = .unbounded
     ) -> EventStream<(event: E, metadata: EventMetadata, context: ServiceContext?)> {
         makeStream(of: type, bufferingPolicy: bufferingPolicy) { envelope in
-            (envelope.event as! E, envelope.metadata, envelope.annotation?.serviceContext)
+            (envelope.event as! E, envelope.metadata, envelope.annotation?.handlerContext)
         }
     }
 }

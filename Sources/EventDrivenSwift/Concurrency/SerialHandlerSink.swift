@@ -24,6 +24,9 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
 
     private let continuation: AsyncStream<Item>.Continuation
     private let progress = LockedValue(Progress())
+    /// Deliveries given to the consumer and not yet taken by it, for the count of what is pending
+    /// (``EventBusNotQuietError/pendingDeliveries``).
+    let held = _UnreadCount()
     private weak let bus: EventBus?
 
     /// Starts the consumer task, which calls `handler` for each delivery that its subscription
@@ -37,6 +40,7 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         self.bus = bus
         let counters = bus.counters
         let progress = progress
+        let held = held
         Task { [weak bus] in
             defer {
                 let late = progress.withLock { progress in
@@ -51,6 +55,7 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                 case .barrier(let body):
                     body()
                 case .delivery(let envelope, let subscription):
+                    held.count.subtract(1, ordering: .relaxed)
                     // The subscription's own handler is empty: `deliver` only applies its checks
                     // (removed, owner freed, interest) and tells whether the handler may run.
                     let outcome = subscription.deliver(envelope)
@@ -59,10 +64,13 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                         continue
                     }
                     do {
-                        // With the event's service context current, through the bus's interceptors.
-                        try await counters.observation.run(
-                            { try await handler(envelope.event, envelope.metadata) }, for: envelope,
-                            receiver: subscription.receiver)
+                        // With the event's service context current, through the bus's interceptors,
+                        // marked as a handler (its dispatches are follow-ups a graceful stop lets through).
+                        try await _HandlerScope.$isHandler.withValue(true) {
+                            try await counters.observation.run(
+                                { try await handler(envelope.event, envelope.metadata) }, for: envelope,
+                                receiver: subscription.receiver)
+                        }
                         counters.settle(.delivered, envelope)
                     } catch {
                         bus?.report(
@@ -81,10 +89,12 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
     }
 
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
+        held.count.add(1, ordering: .relaxed)
         let result = progress.withLock { progress in
             progress.isFinished ? .terminated : continuation.yield(.delivery(envelope, subscription))
         }
         if case .terminated = result {
+            held.count.subtract(1, ordering: .relaxed)
             bus?.counters.discarded.add(1, ordering: .relaxed)
             bus?.counters.deadLetters.post(envelope, reason: .discarded)
         }

@@ -58,15 +58,27 @@ struct _EventEnvelope: Sendable {
 /// the event carries to its handlers.
 @usableFromInline
 final class _DispatchAnnotation: Sendable {
+    /// The context interceptors see (``EventDeliveryInfo/serviceContext``).
     let serviceContext: ServiceContext?
+    /// Whether the bus propagated service contexts when the event was dispatched: only then is
+    /// ``serviceContext`` current around its handlers and handed over by streams
+    /// (``EventBus/propagatesServiceContext``; an interceptor never changes it).
+    let propagatesContext: Bool
     let dispatchID: UInt64?
     /// Where the dispatch was made, while the bus is observed: for reports that come later
     /// (no receiver, rejected after shutdown).
     let site: _DispatchSite?
 
-    init(serviceContext: ServiceContext?, dispatchID: UInt64? = nil, site: _DispatchSite? = nil) {
+    init(
+        serviceContext: ServiceContext?, propagatesContext: Bool = true, dispatchID: UInt64? = nil,
+        site: _DispatchSite? = nil
+    ) {
         self.serviceContext = serviceContext
+        self.propagatesContext = propagatesContext
         self.dispatchID = dispatchID
         self.site = site
     }
+
+    /// The context the event's handlers run with: ``serviceContext`` if the bus propagated it.
+    var handlerContext: ServiceContext? { propagatesContext ? serviceContext : nil }
 }

@@ -11,9 +11,16 @@ extension EventBus {
     }
 
     /// Whether an event carries the `ServiceContext` current where it is dispatched, to be
-    /// current around its handlers and in ``EventDeliveryInfo/serviceContext``. Off by default:
-    /// reading the task-local context costs about as much as the rest of a dispatch. A bus with
-    /// an interceptor installed (`EventBusTracing` among them) propagates it either way.
+    /// current around its handlers and handed over by ``eventsWithContext(of:bufferingPolicy:)``.
+    ///
+    /// One rule decides it, and nothing else: this property, whose default (``init(label:logger:)``)
+    /// is whether an instrument had been bootstrapped with `InstrumentationSystem` when the bus
+    /// was created; ``init(label:logger:propagatesServiceContext:)`` sets it either way. An interceptor never changes it: a
+    /// metrics interceptor leaves handlers seeing what they saw without it. (Interceptors see
+    /// the dispatcher's context either way, in ``EventDeliveryInfo/serviceContext``; a tracing
+    /// interceptor that runs the handler inside a span of its own makes that span's context
+    /// current, as any code that wraps a handler may.) Its cost, and the rule, are in the
+    /// Observability article.
     ///
     /// While it is off, a handler sees whatever context is current where it runs: none on the
     /// bus's threads and serial contexts, the dispatcher's own on ``ExecuteEventOn/synchronous``

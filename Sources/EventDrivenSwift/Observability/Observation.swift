@@ -52,7 +52,7 @@ final class _Observation: Sendable {
     @inline(__always)
     var isActive: Bool { mode.load(ordering: .relaxed) & Mode.intercepted != 0 }
 
-    /// Whether dispatches capture the service context even with no interceptor installed.
+    /// Whether dispatches carry the service context to their handlers (interceptors see it either way).
     var propagatesContext: Bool {
         get { mode.load(ordering: .relaxed) & Mode.propagatesContext != 0 }
         set {
@@ -129,7 +129,9 @@ final class _Observation: Sendable {
             source: Self.source(of: site), busID: busID)
         var context = ServiceContext.current ?? .topLevel
         list.forEachInstalled { $0.didDispatch(info, context: &context) }
-        return _DispatchAnnotation(serviceContext: context.isEmpty ? nil : context, dispatchID: id, site: site)
+        return _DispatchAnnotation(
+            serviceContext: context.isEmpty ? nil : context, propagatesContext: propagatesContext, dispatchID: id,
+            site: site)
     }
 
     /// ``annotation(for:_:site:)`` while the bus is observed, `nil` otherwise (one relaxed
@@ -177,7 +179,7 @@ final class _Observation: Sendable {
         _ handler: () throws -> Void, for envelope: _EventEnvelope, receiver: @autoclosure () -> EventReceiver,
         consumer: (any EventConsumer)? = nil
     ) throws {
-        let context = envelope.annotation?.serviceContext
+        let context = envelope.annotation?.handlerContext
         guard isActive else { return try Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(
@@ -197,7 +199,7 @@ final class _Observation: Sendable {
     func run(
         _ handler: () async throws -> Void, for envelope: _EventEnvelope, receiver: EventReceiver
     ) async throws {
-        let context = envelope.annotation?.serviceContext
+        let context = envelope.annotation?.handlerContext
         guard isActive else { return try await Self.bind(context, handler) }
         let interceptors = list.interceptors
         let delivery = EventDeliveryInfo(

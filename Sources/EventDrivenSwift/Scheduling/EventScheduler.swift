@@ -31,7 +31,8 @@ final class _EventScheduler: Sendable {
         switch action {
         case .startThread:
             let thread = Thread { [self] in run() }
-            thread.name = "EventDrivenSwift.scheduler"
+            // Within Linux's 15 bytes; the scheduler serves every bus of the process.
+            thread.name = "eds:scheduler"
             thread.start()
         case .wakeThread:
             wakeSignal.signal()

@@ -94,12 +94,22 @@ extension EventBus {
     /// (the listener thread, EventThreads, serial contexts), async listeners end, and event
     /// streams end after yielding what they had buffered. Later dispatches are counted as
     /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
+    ///
+    /// A graceful shutdown refuses the events that its handlers dispatch while it waits; to let
+    /// them through until the bus is quiet, within a deadline, see ``shutdown(gracefullyWithin:)``.
+    /// An immediate shutdown asked for while that one runs cuts it short.
     public func shutdown(immediately: Bool) async {
         counters.observation.isClosed.store(true, ordering: .relaxed)
         // A second call, concurrent or later, returns once the first has finished.
         guard await lifecycle.begin(immediately: immediately) else { return }
         defer { lifecycle.end() }
         scheduledEvents.cancelAll()
+        await stopReceivers(immediately: immediately)
+    }
+
+    /// The shutdown proper, once it has begun: waits for what is pending unless `immediately`,
+    /// stops every receiver, and waits until the counts are final.
+    func stopReceivers(immediately: Bool) async {
         if !immediately { await drain() }
         let mailboxes = receivingMailboxes
         let pools = subscribedPools

@@ -36,7 +36,9 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     /// Creates the thread on `bus`, calls ``registerEventListeners()``, and starts it.
     public required init(bus: EventBus = EventCentral.shared) {
         self.bus = bus
-        let runner = _MailboxThread(name: "EventThread(\(type(of: self)))")
+        let runner = _MailboxThread(
+            name: "EventThread(\(type(of: self)))",
+            systemName: _ThreadName.make(bus: bus.label, role: "\(type(of: self))"))
         self.runner = runner
         self.mailbox = _Mailbox(
             executor: .thread(runner), counters: bus.counters,

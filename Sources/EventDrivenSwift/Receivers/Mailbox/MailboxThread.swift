@@ -20,16 +20,21 @@ final class _MailboxThread: Sendable {
     /// How long the drainer keeps looking after its last batch before it parks (see
     /// ``_DrainPacing``).
     private let lingerNanoseconds: UInt64
+    /// The descriptive name, for errors, logs and interceptors.
     let name: String
+    /// The name the thread carries in the system, within Linux's 15 bytes (``_ThreadName``).
+    let systemName: String
 
-    init(name: String, lingerNanoseconds: UInt64 = 40_000) {
+    init(name: String, systemName: String, lingerNanoseconds: UInt64 = 40_000) {
         self.name = name
+        self.systemName = systemName
         self.lingerNanoseconds = lingerNanoseconds
     }
 
     /// Starts the thread on `mailbox`. The thread holds the mailbox, never its owner.
     func start(_ mailbox: _Mailbox) {
         let thread = Thread { [self] in
+            _ThreadName.setCurrent(systemName)
             threadID.store(_MailboxThread.currentThreadID, ordering: .releasing)
             _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
                 run(mailbox)
@@ -37,7 +42,7 @@ final class _MailboxThread: Sendable {
             hasExited.store(true, ordering: .releasing)
             exitSignal.signal()
         }
-        thread.name = name
+        thread.name = systemName
         thread.start()
     }
 

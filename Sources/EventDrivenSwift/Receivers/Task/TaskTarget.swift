@@ -14,7 +14,10 @@ final class _TaskTarget: _DeliveryTarget {
     @inline(never)
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
         let counters = counters
-        tasks.start { counters.settle(subscription.deliver(envelope), envelope) }
+        tasks.start {
+            // Marked as a handler's task: its dispatches are follow-ups a graceful stop lets through.
+            _HandlerScope.$isHandler.withValue(true) { counters.settle(subscription.deliver(envelope), envelope) }
+        }
     }
 
     var receiverDescription: String { "a task of its own (.taskThread)" }

@@ -46,6 +46,9 @@ final class _TaskTracker: Sendable {
         for waiter in ready { waiter() }
     }
 
+    /// The tasks running now.
+    var runningCount: Int { state.withLock { $0.running.values.reduce(0, +) } }
+
     /// Calls `body` once every task started before this call has finished; at once if none runs.
     func whenIdle(_ body: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state in

@@ -1,0 +1,66 @@
+import Logging
+
+// The graceful stop with a deadline: finish what the bus accepted, then shut it down.
+
+extension EventBus {
+    /// Shuts the bus down gracefully within `timeout`, finishing what it accepted: the events
+    /// dispatched before the call, and every event that its handlers dispatch meanwhile, however
+    /// many hops that takes.
+    ///
+    /// From the call on, dispatches from outside the bus's handlers are refused: counted as
+    /// ``EventBusStatistics/rejected`` and ``EventBusStatistics/rejectedWhileStopping``, reported
+    /// as ``EventDrivenError/busShutDown(bus:eventType:)``, and the first one logged as a warning
+    /// (a producer still running while the bus stops; stop it first). The dispatches of the bus's
+    /// handlers (listeners and consumers of every kind, EventThreads and pools, `.taskThread`
+    /// tasks, async and actor listeners) are accepted until the bus is quiet
+    /// (``waitUntilQuiet(timeout:)``); then it shuts down as ``shutdown(immediately:)`` with
+    /// `false` does.
+    ///
+    /// If the bus is not quiet when `timeout` has passed, or if ``shutdown(immediately:)`` with
+    /// `true` is called meanwhile, or if the calling task is cancelled, the rest stops at once,
+    /// as ``shutdown(immediately:)`` with `true` does: every delivery not yet started is
+    /// discarded, counted in ``EventBusStatistics/discarded`` and posted as a
+    /// ``DeadLetter/Reason/discarded`` dead letter; handlers already running finish.
+    ///
+    /// ```swift
+    /// if let cut = await bus.shutdown(gracefullyWithin: .seconds(10)) {
+    ///     logger.warning("stopped at the deadline: \(cut)")   // what was pending, discarded and counted
+    /// }
+    /// ```
+    ///
+    /// - Parameter timeout: The deadline of the whole stop, from the call.
+    /// - Returns: `nil` when everything accepted was handled; otherwise what was still going on
+    ///   when the rest was stopped. A call while another shutdown runs waits for it and returns `nil`.
+    @discardableResult
+    public func shutdown(gracefullyWithin timeout: Duration) async -> EventBusNotQuietError? {
+        let cut = _QuietCut()
+        guard await lifecycle.beginFinishing(cut: { cut.cut() }) else { return nil }
+        defer { lifecycle.end() }
+        scheduledEvents.cancelAll()
+        let notQuiet = await quiet(within: timeout, cut: cut)
+        counters.observation.isClosed.store(true, ordering: .relaxed)
+        lifecycle.finishingEnded(immediately: notQuiet != nil)
+        await stopReceivers(immediately: notQuiet != nil)
+        return notQuiet
+    }
+
+    /// Whether a dispatch that found the bus not accepting may go ahead: while a graceful stop
+    /// finishes what the bus accepted, a dispatch from one of the bus's handlers may. Counts and
+    /// warns of one from outside them. Kept out of line: a running bus never calls it.
+    @inline(never)
+    func admitsWhileStopping(_ event: any Eventable) -> Bool {
+        guard lifecycle.admitsHandlerDispatches.load(ordering: .sequentiallyConsistent) else { return false }
+        if _HandlerScope.isCurrent { return true }
+        counters.rejectedWhileStopping.add(1, ordering: .relaxed)
+        if !lifecycle.warnedOfOutsideDispatch.exchange(true, ordering: .relaxed) {
+            logger.warning(
+                """
+                The bus refused a dispatch from outside its handlers while it stopped gracefully: a producer \
+                is still running. Stop the services that dispatch on the bus before the bus (list \
+                EventBusService first in the ServiceGroup, or use ServiceGroup(bus:producers:)).
+                """,
+                metadata: ["bus": "\(label)", "eventType": "\(String(reflecting: type(of: event)))"])
+        }
+        return false
+    }
+}
