@@ -21,9 +21,11 @@ struct KeepAliveTests {
         "X2: with maximumPingsOutstanding PINGs unanswered the connection is stale: closed, counted, reconnected, resubscribed"
     )
     func staleConnectionIsReplaced() async throws {
-        // The first connection never answers a keep-alive PING; the second does.
+        // The first connection never answers a keep-alive PING; the second does. The interval
+        // leaves the second 500 ms to answer: a loaded machine (CI runs every suite at once)
+        // once held a PONG past 40 ms, and the second connection went stale too.
         let server = try await FakeNATSServer { connection in connection > 1 }
-        let client = try client(server, interval: .milliseconds(20), maximumOutstanding: 2)
+        let client = try client(server, interval: .milliseconds(250), maximumOutstanding: 2)
         try await client.connect()
         try client.subscribe(to: "orders.>") { _ in }
         // Keep-alive PINGs reach a connection only once the client has installed it (and counted it).
