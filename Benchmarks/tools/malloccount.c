@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // A malloc counter to preload: counts every heap allocation call of the process.
 // Build: gcc -O2 -shared -fPIC -o malloccount.so malloccount.c
 // The benchmark reads the count through `bench_malloc_count` (found with dlsym).

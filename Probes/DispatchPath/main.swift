@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // The program that `.ci/dispatch-path` runs under callgrind, in a debug build, to count the
 // library files and functions that one event executes (see the Delivery and Ordering article).
 //

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The error an ``EventRecorder`` wait throws when its events did not arrive in time: it says
 /// how many were expected and how many arrived.
 public struct EventRecorderTimeout: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 @_spi(Fuzzing) import EventDrivenSwiftNATS
 // The libFuzzer target of the NATS protocol parser and header decoder. Built and run with
 // (Linux, this toolchain; see the article "Beyond One Process"):

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// An object that keeps a set of weakly held observers and lets its own code reach them by protocol.
 ///
 /// Observers are matched by the protocol the caller names, so one object can serve observers of

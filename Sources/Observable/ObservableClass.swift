@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A base class that is ``Observable``: subclass it to gain `addObserver`, `removeObserver`
 /// and `withObservers`.
 open class ObservableClass: Observable, @unchecked Sendable {  // observers live behind the lock inside `observers`

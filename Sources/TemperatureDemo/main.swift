@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // The temperature story of the EventDrivenSwift README, told one feature at a time.
 //
 // Run it with `swift run TemperatureDemo` (add `--trace trace.json --topology topology.mmd` to write

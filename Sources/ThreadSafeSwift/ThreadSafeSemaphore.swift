@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A property wrapper whose reads and writes are atomic, even for values wider than a machine word.
 ///
 /// ```swift

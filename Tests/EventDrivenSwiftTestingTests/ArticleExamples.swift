@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // The code of the DocC article "Testing Your Code", block for block: `articleBlocksAreHere`
 // checks that every Swift block of the article appears here, so that the article's code compiles
 // and its tests run.

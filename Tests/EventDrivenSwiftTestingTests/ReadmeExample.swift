@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // The code block of the README's section "Testing your code" (proposed with issue 17's test
 // kit), unchanged below this comment, so that it compiles and runs. `TemperatureEvent` is the
 // README's (here, the one in ArticleExamples.swift).

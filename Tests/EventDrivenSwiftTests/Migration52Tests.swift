@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 import EventDrivenSwift  // alone, as a 5.2 codebase has it: it re-exports Dispatch and Foundation
 import Testing
 

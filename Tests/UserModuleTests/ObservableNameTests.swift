@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // Issue 25: a file that imports EventDrivenSwift and Observation means Observation's `Observable`
 // (EventDrivenSwift no longer re-exports the seeds' `Observable` module, whose protocol of that
 // name won before). This file compiling is half of the test.

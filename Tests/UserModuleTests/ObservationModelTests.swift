@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // Issue 25: an `@Observable @MainActor` view model updated by events on a running main queue.
 import EventDrivenSwift
 import Observation

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // A user's module: it imports EventDrivenSwift as any app would (no `@testable`), is compiled
 // in Swift 6 language mode with complete concurrency checking, and must build with zero
 // warnings (SPEC A4).

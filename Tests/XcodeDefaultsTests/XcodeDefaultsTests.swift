@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // A user's module built with Xcode 26's defaults for new app projects: `-default-isolation
 // MainActor`, `NonisolatedNonsendingByDefault` and `InferIsolatedConformances`. Every type
 // below is main-actor isolated unless it says `nonisolated`. The README's forms must compile

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 import EventDrivenSwift
 
 /// The event every scenario sends: a small struct, whose value is a sequence number or a send time.

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A bus's mirror shows its label, subscriptions and statistics: reflecting its stored
 /// properties would reach atomics, which trap when copied by reflection (Swift 6.3), so a
 /// failing `#expect(bus…)` or a `dump(bus)` would end the process.

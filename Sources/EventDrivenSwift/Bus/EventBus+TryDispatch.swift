@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The refusals collected while ``EventBus/tryDispatch(_:method:priority:file:line:)`` dispatches.
 final class _DispatchFailures: Sendable {
     private let errors = LockedValue<[EventDrivenError]>([])

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// What a bus has done with the events dispatched on it, counted since it was created.
 ///
 /// Every dispatched event ends in one of these counts for each subscriber it was meant for,

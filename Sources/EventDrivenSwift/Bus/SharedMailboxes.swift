@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The mailboxes a bus creates for itself on first use.
 struct _SharedMailboxes {
     var listenerThread: _Mailbox?

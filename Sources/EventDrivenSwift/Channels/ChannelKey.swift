@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The identity of a labelled or keyed channel: equal keys are one channel.
 ///
 /// Built only from `Sendable` values, so the type-erased box is safe to share.

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The subscription's state is atomic, which traps when copied by reflection (Swift 6.3).
 extension ChannelSubscription: CustomReflectable, CustomStringConvertible {
     /// Whether the subscription is active.

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A subscription to a channel or a state; `unsubscribe()` ends it.
 ///
 /// Handlers that take the subscription as their first argument can end it themselves, which

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A named, typed channel: subscribers get the `Message` values published on it.
 ///
 /// The same message type can travel on several channels; a channel is told apart from the

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 extension EventThread {
     /// EventDrivenSwift 5.2's `queueEvent`: dispatches `event` through the queue of this
     /// thread's bus. The native form is `event.queue(on: thread.bus, priority:)`.

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// An asynchronous sequence of the events of one type dispatched on a bus.
 ///
 /// Made by ``EventBus/events(of:bufferingPolicy:)`` and ``Eventable/events(on:bufferingPolicy:)``;

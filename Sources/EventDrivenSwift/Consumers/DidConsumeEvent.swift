@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The notice a bus dispatches after a consumer has consumed an event: who consumed what.
 ///
 /// It is dispatched on the same bus, on the thread that dispatched the event, right after

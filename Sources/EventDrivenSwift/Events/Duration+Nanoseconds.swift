@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 extension Duration {
     /// The duration in whole nanoseconds, clamped to `0...UInt64.max`: what the `Duration` forms
     /// of scheduling and `youngerThan` measure (a negative duration means none).

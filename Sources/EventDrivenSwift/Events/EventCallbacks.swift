@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 import Dispatch
 
 /// A handler for events of type `TEvent`: the event, the priority it was dispatched with, and

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A handle holds its subscription, whose state is atomic and traps when copied by
 /// reflection (Swift 6.3).
 extension EventListenerHandle: CustomReflectable, CustomStringConvertible {

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 extension EventListenerHandling {
     /// Stops further deliveries: the one cancellation verb every handle of the library has
     /// (listeners, callbacks, channel and state subscriptions, scheduled events).

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// Where a listener's callback runs.
 public enum ExecuteEventOn: CaseIterable, Sendable {
     /// The serial context the listener was registered from (the default), following the

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 extension EventBus {
     /// Adds `interceptor` to this bus: from now on it sees every dispatch and every delivery
     /// (see ``EventInterceptor``), until the returned handle's ``EventInterceptorHandle/cancel()``.

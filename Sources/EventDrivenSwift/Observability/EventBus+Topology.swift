@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 extension EventBus {
     /// Who talks to whom on this bus: what the first ``EventFlowRecorder`` added to it saw on
     /// this bus (a recorder added to other buses too keeps theirs apart), or, with none, the

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 extension EventTopology {
     /// The topology as a Mermaid flowchart (`flowchart LR`), which GitHub renders in Markdown:
     /// producers as rectangles, event types as stadiums, receivers as rounded rectangles, each

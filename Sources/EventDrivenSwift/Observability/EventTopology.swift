@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// Who sends what to whom: producers, event types and receivers, with the number of events seen
 /// along each edge. Render it with ``mermaid`` or ``dot``.
 ///

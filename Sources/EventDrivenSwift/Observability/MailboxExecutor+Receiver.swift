@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// What interceptors are told of the receivers that mailboxes serve.
 extension _MailboxExecutor {
     /// The bus's listener thread is named after ``listenerThreadNamePrefix``; every other

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The edges an ``EventFlowRecorder`` has seen, counted since it began: bounded by the number of
 /// distinct producers, event types and receivers, not by the number of events.
 struct _TopologyCounts {

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A pool's mirror shows its threads and their work rather than its machinery, which holds
 /// atomics that trap when copied by reflection (Swift 6.3).
 extension EventPool: CustomReflectable, CustomStringConvertible {

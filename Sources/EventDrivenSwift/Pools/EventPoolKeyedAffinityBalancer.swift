@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// Sends all events with the same key to the same thread, so they are handled in order,
 /// as the partitions of a log keep their records in order.
 ///

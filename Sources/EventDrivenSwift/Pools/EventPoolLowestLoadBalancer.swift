@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// Sends each event to the thread with the fewest events waiting or in progress.
 ///
 /// Ties go to the first such thread. Loads are read one after another while other threads

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// Members are shown by id and load: their mailbox holds atomics, which trap when copied by
 /// reflection (Swift 6.3).
 extension EventPoolMember: CustomReflectable, CustomStringConvertible {

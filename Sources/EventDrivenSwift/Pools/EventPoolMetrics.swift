@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// What an ``EventPool`` is doing: its threads, their work, and what they have handled.
 public struct EventPoolMetrics: Sendable, Equatable {
     /// The threads that receive new events, in the pool's order.

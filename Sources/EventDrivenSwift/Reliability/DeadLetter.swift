@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// An event that did not reach a receiver it was meant for, and why.
 ///
 /// Observe them with ``EventBus/deadLetters(bufferingPolicy:)``. Every dead letter of a dispatch

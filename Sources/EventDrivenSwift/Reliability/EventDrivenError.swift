@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The errors EventDrivenSwift reports: thrown where an API throws, otherwise passed to the
 /// bus's error handler and logged.
 public enum EventDrivenError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// How many events a receiver's mailbox holds, and what happens when it is full.
 ///
 /// Mailboxes are unbounded by default: a producer never waits and nothing is dropped, and a

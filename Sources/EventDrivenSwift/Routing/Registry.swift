@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// Every route of one bus: plain events keyed by the `ObjectIdentifier` of their type, and
 /// labelled or keyed channels by their channel identity.
 ///

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The lifecycle of a bus as a pure state machine: accepting → (finishing →) shutting down
 /// (graceful or immediate) → closed. Its transitions return what the caller must do; it never
 /// touches a lock, a thread or a continuation (``_BusLifecycle`` owns the lock and performs the

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A thread's mirror shows its class, bus and pending work rather than its stored properties,
 /// which hold atomics that trap when copied by reflection (Swift 6.3). ``UIEventThread`` and
 /// your subclasses inherit it.

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// An ``EventThread`` whose callbacks always run on the main actor, one at a time, in order.
 ///
 /// It has no thread of its own: its events are drained on the main queue, which must be

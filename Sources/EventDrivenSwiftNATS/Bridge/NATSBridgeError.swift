@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// What the bridge reports: at registration, at start, and for events it could not carry.
 public enum NATSBridgeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The event type was not registered with a name and version.

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// What can go wrong between the client and a NATS server. Every error is also counted in
 /// ``NATSClientStatistics``.
 public enum NATSError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The headers of a NATS message (`HPUB`/`HMSG`): ordered, case-preserving, with repeatable names.
 ///
 /// Names are compared without regard to case, as NATS servers and clients do.

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// Takes the replies of many requests of a ``NATSClient``, each known by a key of its own
 /// choosing: one object instead of a closure (and the allocations it captures) per request.
 protocol _NATSReplySink: AnyObject, Sendable {

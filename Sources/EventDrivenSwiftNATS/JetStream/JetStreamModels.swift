@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A stream's configuration: the part the bridge sets and checks.
 public struct JetStreamStreamConfiguration: Codable, Sendable, Equatable {
     /// How a stream stores its messages.

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// A manual clock's time and its pending dispatches, ordered by due time, then by the order
 /// they were scheduled in. A pure value; the clock runs it under its lock and fires outside.
 struct _ManualClockStateMachine<Item> {

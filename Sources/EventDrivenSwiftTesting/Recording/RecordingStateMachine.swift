@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// What a recorder holds: the records in arrival order, the position of ``EventRecorder/next(timeout:)``,
 /// and who waits for how many records.
 ///

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 import Foundation
 
 /// A certificate authority, a server certificate it signed (for `localhost`, 127.0.0.1 and ::1)

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 // Each line marked RACE hands a handler that runs on another thread some state that nothing
 // protects. Every one of them must be a compile error in Swift 6 mode.
 import Dispatch

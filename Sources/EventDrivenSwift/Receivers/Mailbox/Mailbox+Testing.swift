@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// Views of a mailbox's state for tests, kept apart from the storage's own API.
 extension _Mailbox {
     /// The control state's phase.

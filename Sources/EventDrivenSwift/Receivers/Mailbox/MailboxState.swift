@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The control state of one mailbox, packed in one word that producers and the drainer change
 /// with a compare-and-exchange each: the pending items, whether the drainer is parked, and
 /// whether the mailbox accepts anything.

@@ -1,3 +1,6 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
 /// The target of `.taskThread` subscriptions: every delivery runs in a task of its own, which
 /// the bus's task tracker counts for `drain()`.
 final class _TaskTarget: _DeliveryTarget {
