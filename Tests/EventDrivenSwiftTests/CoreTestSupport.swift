@@ -144,3 +144,16 @@ let coreUnderThreadSanitizer: Bool = {
     defer { dlclose(program) }
     return dlsym(program, "__tsan_init") != nil
 }()
+
+/// Holds the main queue with a block of its own, and returns once it is held; the main queue
+/// runs again once the returned semaphore is signalled.
+func holdMainQueue() async -> DispatchSemaphore {
+    let held = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    DispatchQueue.main.async {
+        held.signal()
+        release.wait()
+    }
+    await coreWait(held)
+    return release
+}

@@ -64,13 +64,7 @@ struct MainQueueWatchTests {
         let bus = EventBus(label: "issue25-watch", logger: Logger(label: "test") { _ in log })
         let handle = bus.listen(Ping.self, executeOn: .mainActor) { _, _ in }
         for stall in 1...2 {
-            let mainBlocked = DispatchSemaphore(value: 0)
-            let releaseMain = DispatchSemaphore(value: 0)
-            DispatchQueue.main.async {
-                mainBlocked.signal()
-                releaseMain.wait()
-            }
-            await coreWait(mainBlocked)
+            let releaseMain = await holdMainQueue()
             Ping(value: stall).queue(on: bus)
             // The watch warns after a second; a missing warning fails below, after 10 s. (Other
             // suites hold the main queue on purpose too, so a stall may warn more than once

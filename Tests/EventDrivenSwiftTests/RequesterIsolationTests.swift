@@ -103,13 +103,7 @@ struct RequesterIsolationTests {
         let log = CapturedLog()
         let bus = EventBus(label: "L3-backlog", logger: Logger(label: "test") { _ in log })
         let handle = bus.listen(Ping.self, executeOn: .mainActor) { _, _ in }
-        let mainBlocked = DispatchSemaphore(value: 0)
-        let releaseMain = DispatchSemaphore(value: 0)
-        DispatchQueue.main.async {
-            mainBlocked.signal()
-            releaseMain.wait()
-        }
-        await coreWait(mainBlocked)
+        let releaseMain = await holdMainQueue()
         Ping(value: 1).queue(on: bus)
         Ping(value: 2).queue(on: bus)
         await coreWait(log.warned)

@@ -32,13 +32,7 @@ struct UIEventThreadPolicyTests {
     func boundedDropsNewest() async {
         let bus = EventBus(label: "issue25-ui-policy")
         let screen = DroppingScreen(bus: bus)
-        let mainBlocked = DispatchSemaphore(value: 0)
-        let releaseMain = DispatchSemaphore(value: 0)
-        DispatchQueue.main.async {
-            mainBlocked.signal()
-            releaseMain.wait()
-        }
-        await coreWait(mainBlocked)
+        let releaseMain = await holdMainQueue()
         for value in 0..<100 { Tick(value: value).queue(on: bus) }
         releaseMain.signal()
         await bus.drain()
