@@ -88,7 +88,7 @@ extension _Mailbox {
             if _ReceiverContext.current?.mailbox === self
                 || (executor.drainsOnMainQueue && _MainQueueIdentity.isCurrent)
             {
-                switch tryPush(node, link: nodes.slot(node).link, lane: lane, capacity: .max) {
+                switch tryPush(node, link: nodes.slot(node).link, lane: lane, capacity: .max, deliveries: 1) {
                 case .pushed(let wake):
                     if wake { executor.wake(self, for: eventType) }
                     return true
@@ -113,7 +113,7 @@ extension _Mailbox {
         limit.beginBlocking()
         defer { limit.endBlocking() }
         while true {
-            switch tryPush(node, link: nodes.slot(node).link, lane: lane, capacity: limit.capacity) {
+            switch tryPush(node, link: nodes.slot(node).link, lane: lane, capacity: limit.capacity, deliveries: 1) {
             case .pushed(let wake):
                 if wake { executor.wake(self, for: eventType) }
                 return true

@@ -70,7 +70,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         guard let (node, link) = nodes.take(storing: .delivery(envelope, subscription)) else {
             return drop(envelope)  // every node index in use: 2³² − 1 deliveries pending
         }
-        switch tryPush(node, link: link, lane: lane, capacity: capacity) {
+        switch tryPush(node, link: link, lane: lane, capacity: capacity, deliveries: 1) {
         case .pushed(let wake):
             // The event's type is looked up only for a wake: the main queue's watch names it.
             if wake { executor.wake(self, for: type(of: envelope.event)) }
@@ -113,8 +113,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     /// says it was idle.
     @inline(__always)
     func tryPush(
-        _ node: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>, lane: UInt32, capacity: Int,
-        deliveries: Int = 1
+        _ node: UInt32, link: UnsafeMutablePointer<Atomic<UInt64>>, lane: UInt32, capacity: Int, deliveries: Int
     ) -> PushResult {
         var current = word.load(ordering: .relaxed)
         while true {
