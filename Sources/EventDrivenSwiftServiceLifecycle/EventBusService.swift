@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// down, then stops it: gracefully on a graceful shutdown (SIGTERM, SIGINT, or
 /// `ServiceGroup.triggerGracefulShutdown()`), at once when its task is cancelled.
 ///
-/// A graceful stop is ``EventBus/shutdown(gracefullyWithin:)`` with ``quietTimeout``: the bus
+/// A graceful stop is `EventBus.shutdown(gracefullyWithin:)` with ``quietTimeout``: the bus
 /// refuses dispatches from outside its handlers, lets its handlers' follow-ups through until it
 /// is quiet, and shuts down; at the deadline the rest stops at once, every delivery not yet
 /// started discarded, dead-lettered and counted, never lost silently. The service returns
@@ -30,7 +30,7 @@ import ServiceLifecycle
 /// ```
 ///
 /// A dispatch from outside the bus's handlers during the stop is the sign of the wrong order:
-/// it is refused, counted in ``EventDrivenSwift/EventBusStatistics/rejectedWhileStopping``, and
+/// it is refused, counted in `EventBusStatistics.rejectedWhileStopping`, and
 /// the first one is logged as a warning.
 public struct EventBusService: Service {
     /// The bus the service runs.
@@ -53,7 +53,7 @@ public struct EventBusService: Service {
         self.logger = logger
     }
 
-    /// Creates a service for `bus` that logs through the bus's ``EventDrivenSwift/EventBus/logger``.
+    /// Creates a service for `bus` that logs through the bus's `EventBus.logger`.
     /// - Parameters:
     ///   - bus: The bus to run and stop.
     ///   - quietTimeout: The deadline of a graceful stop.

@@ -61,7 +61,7 @@ extension EventBus {
     }
 
     /// Registers an async handler for events of type `E`: the earlier spelling of
-    /// ``listenAsync(_:owner:_:)``, whose closure shape alone (one argument instead of two)
+    /// ``listenAsync(_:owner:_:)-(_,_,(E)->Void)``, whose closure shape alone (one argument instead of two)
     /// made it async and changed where and in what order it ran.
     @available(*, deprecated, renamed: "listenAsync(_:owner:_:)")
     @discardableResult
@@ -84,7 +84,7 @@ extension EventBus {
     ///
     /// Deliveries reach the actor one at a time, in the order the events were dispatched. The
     /// actor is held weakly: once it is freed the listener is removed. Errors are handled as for
-    /// ``listenAsync(_:owner:_:)``.
+    /// ``listenAsync(_:owner:_:)-(_,_,(E)->Void)``.
     @discardableResult
     public func listen<E: Eventable, A: Actor>(
         _ type: E.Type,

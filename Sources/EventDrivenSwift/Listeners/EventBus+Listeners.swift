@@ -51,7 +51,7 @@ extension EventBus {
     /// of a class isolated to another global actor runs on that actor. (Swift converts such an
     /// unapplied method to a plain `@Sendable` function without a diagnostic, so the listener
     /// asks the method for its isolation, by applying it to `owner` once at registration.)
-    /// Methods of an `actor` do not compile here; use ``listen(_:on:_:)``.
+    /// Methods of an `actor` do not compile here; use ``listen(_:on:_:)-(_,_,(A,E)->Void)``.
     @discardableResult
     @inlinable
     public func addListener<E: Eventable, Owner: AnyObject>(
