@@ -65,13 +65,11 @@ struct OrderServer {
             configuration: .init(address: .hostname("127.0.0.1", port: options.port)),
             onServerRunning: { channel in say("listening on 127.0.0.1:\(channel.localAddress?.port ?? 0)") },
             logger: logger)
-        // The bus first: a service group stops its services in reverse order, so on SIGTERM the
-        // HTTP server stops taking orders, then the bus finishes the ones it has.
+        // The bus stops last: on SIGTERM the HTTP server stops taking orders, then the bus
+        // finishes the ones it has (and the follow-ups its handlers dispatch).
         let group = ServiceGroup(
-            configuration: .init(
-                services: [EventBusService(bus: bus), app],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+            bus: EventBusService(bus: bus, logger: logger), producers: [app],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
 
         say(
