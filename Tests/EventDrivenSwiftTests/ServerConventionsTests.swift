@@ -2,6 +2,7 @@
 // See LICENSE at the root of the repository for the license text.
 
 import EventDrivenSwift
+import Instrumentation
 import ServiceContextModule
 import Synchronization
 import Testing
@@ -59,6 +60,27 @@ struct ServerConventionsTests {
         #expect(EventBus(label: "context-default").propagatesServiceContext == false)
         #expect(EventBus(label: "context-on", propagatesServiceContext: true).propagatesServiceContext)
     }
+
+    #if os(Linux) || os(macOS)
+        @Test(
+            "an instrument bootstrapped before the bus turns propagation on (a process of its own: a bootstrap is once per process)"
+        )
+        func bootstrappedInstrumentTurnsPropagationOn() async {
+            await #expect(processExitsWith: .success) {
+                struct Instrumented: Instrument {
+                    func extract<Carrier, Extract: Extractor>(
+                        _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract
+                    ) where Extract.Carrier == Carrier {}
+                    func inject<Carrier, Inject: Injector>(
+                        _ context: ServiceContext, into carrier: inout Carrier, using injector: Inject
+                    ) where Inject.Carrier == Carrier {}
+                }
+                precondition(!EventBus(label: "before").propagatesServiceContext)
+                InstrumentationSystem.bootstrap(Instrumented())
+                precondition(EventBus(label: "after").propagatesServiceContext)
+            }
+        }
+    #endif
 
     // MARK: Metadata for async handlers
 
