@@ -41,6 +41,31 @@ struct InheritedIsolationTests {
         }
     }
 
+    @MainActor
+    final class Scoreboard {
+        var scores: [Int] = []
+        var modes: [String] = []
+        var offMain = 0
+        private var subscriptions: [ChannelSubscription] = []
+
+        init(bus: EventBus, scores: EventChannel<Int>, mode: EventState<String>) {
+            subscriptions.append(
+                bus.subscribe(scores) { [weak self] score in
+                    self?.note()
+                    self?.scores.append(score)
+                })
+            subscriptions.append(
+                bus.subscribe(mode) { [weak self] value in
+                    self?.note()
+                    self?.modes.append(value)
+                })
+        }
+
+        private func note() {
+            if DispatchQueue.getSpecific(key: ReadmeContractTests.mainQueueKey) != true { offMain += 1 }
+        }
+    }
+
     actor Tally {
         var values: [Int] = []
         func register(on bus: EventBus) -> EventListenerHandle {
@@ -63,6 +88,25 @@ struct InheritedIsolationTests {
         #expect(model.offMain == 0)
         #expect(model.values == (0..<50).flatMap { [$0, $0] })
         #expect(model.byMethod == Array(0..<50))
+    }
+
+    @Test("a channel's and a state's closures written in a @MainActor model run on the main actor, in order")
+    @MainActor
+    func mainActorSubscriptions() async {
+        _ = ReadmeContractTests.mainQueueKey  // marks the main queue
+        let bus = EventBus(label: "inherit-main-channels")
+        let scores = EventChannel<Int>(label: "scores")
+        let mode = EventState<String>(label: "mode")
+        bus.set(mode, to: "idle")
+        let board = Scoreboard(bus: bus, scores: scores, mode: mode)
+        await Task.detached {
+            for score in 0..<20 { bus.publish(scores, score) }
+            bus.set(mode, to: "playing")
+        }.value
+        await bus.drain()
+        #expect(board.offMain == 0)
+        #expect(board.scores == Array(0..<20))
+        #expect(board.modes == ["idle", "playing"])
     }
 
     @Test("a closure written in an actor that uses its state runs on the actor, in order")

@@ -29,6 +29,7 @@ extension EventBus {
     ///
     /// The subscription lasts until ``ChannelSubscription/unsubscribe()`` or the bus's shutdown.
     @discardableResult
+    @_disfavoredOverload  // without `on:`, a call means the form that keeps the closure's isolation
     public func subscribe<Message>(
         _ channel: EventChannel<Message>, on context: DeliveryContext = .requesterThread,
         isolation: (any Actor)? = #isolation,

@@ -43,3 +43,10 @@ func _callOnItsIsolation<E: Eventable>(
     let call = unsafeBitCast(callback, to: (@Sendable (E, EventMetadata) throws -> Void).self)
     try call(event, metadata)
 }
+
+/// ``_callOnItsIsolation(_:_:_:)`` for a channel's or a state's handler.
+func _callOnItsIsolation<Value>(_ handler: @escaping @Sendable @isolated(any) (Value) -> Void, _ value: Value) {
+    handler.isolation?.preconditionIsolated("a subscriber ran away from its actor")
+    let call = unsafeBitCast(handler, to: (@Sendable (Value) -> Void).self)
+    call(value)
+}

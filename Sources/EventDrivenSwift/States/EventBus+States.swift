@@ -127,6 +127,7 @@ extension EventBus {
     /// The current value reaches the handler before any later change. With
     /// ``DeliveryContext/synchronous`` it is delivered before `subscribe` returns.
     @discardableResult
+    @_disfavoredOverload  // without `on:`, a call means the form that keeps the closure's isolation
     public func subscribe<Value>(
         _ state: EventState<Value>, on context: DeliveryContext = .requesterThread,
         isolation: (any Actor)? = #isolation,
