@@ -17,6 +17,9 @@ final class _BusCounters: Sendable {
     let rejected = Atomic<Int>(0)
     /// Of `rejected`, the dispatches refused from outside the bus's handlers during a graceful stop.
     let rejectedWhileStopping = Atomic<Int>(0)
+    /// Dispatches refused after shutdown that were reported (the bus logs the 1st, 10th, 100th…
+    /// of them, so that a producer still running cannot flood the log).
+    let shutDownReports = Atomic<Int>(0)
     /// Deliveries a full bounded mailbox or stream buffer dropped.
     let dropped = Atomic<Int>(0)
     /// Deliveries whose handler threw (not counted as delivered).
