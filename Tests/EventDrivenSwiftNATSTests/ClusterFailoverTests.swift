@@ -71,6 +71,8 @@ struct ClusterFailoverTests {
         let observer = NATSClient(configuration: try NATSClientConfiguration(server: cluster.urls), logger: quietLogger)
         try await observer.connect()
         let leader = try #require(await cluster.leader(of: "EDS", client: observer))
+        // The bridge created the stream with the replicas it was given: a copy on every node.
+        #expect(try await cluster.replicas(of: "EDS", client: observer) == 3)
         await observer.close()
         switch loss {
         case .kill: await cluster.kill(leader)

@@ -82,12 +82,27 @@ final class NATSCluster: Sendable {
 
     /// The name of the node that leads `stream`, asked of any node.
     func leader(of stream: String, client: NATSClient) async throws -> String? {
-        struct Info: Decodable {
-            struct Cluster: Decodable { var leader: String? }
-            var cluster: Cluster?
+        try await info(of: stream, client: client).cluster?.leader
+    }
+
+    /// How many servers keep a copy of `stream`, asked of any node.
+    func replicas(of stream: String, client: NATSClient) async throws -> Int {
+        try await info(of: stream, client: client).config.replicas
+    }
+
+    private struct StreamInfo: Decodable {
+        struct Config: Decodable {
+            var replicas: Int
+            enum CodingKeys: String, CodingKey { case replicas = "num_replicas" }
         }
+        struct Cluster: Decodable { var leader: String? }
+        var config: Config
+        var cluster: Cluster?
+    }
+
+    private func info(of stream: String, client: NATSClient) async throws -> StreamInfo {
         let reply = try await client.request(ByteBuffer(), to: "$JS.API.STREAM.INFO.\(stream)")
-        return try JSONDecoder().decode(Info.self, from: Data(reply.bytes)).cluster?.leader
+        return try JSONDecoder().decode(StreamInfo.self, from: Data(reply.bytes))
     }
 
     func shutdown() async {
