@@ -111,7 +111,7 @@ extension NATSServerTests {
         }
     }
 
-    @Test("X3: the JetStream domain is configurable at the bridge")
+    @Test("X3: the JetStream domain, or an API prefix, is configurable at the bridge")
     func jetStreamDomain() async throws {
         let config = try temporaryFile("domain.conf", "jetstream { domain: hub }\n")
         try await withNATSServer(arguments: ["-c", config]) { server in
@@ -127,6 +127,13 @@ extension NATSServerTests {
             bridge.shutdown()
             try await running.value
             configuration.jetStreamDomain = "elsewhere"
+            await #expect(throws: (any Error).self) { try await startAndStop(server, configuration) }
+            // An API prefix given as such wins over the domain.
+            configuration.jetStreamAPIPrefix = "$JS.hub.API"
+            #expect(configuration.apiPrefix == "$JS.hub.API")
+            try await startAndStop(server, configuration, group: "prefixed")
+            configuration.jetStreamAPIPrefix = "$JS.elsewhere.API"
+            configuration.jetStreamDomain = "hub"
             await #expect(throws: (any Error).self) { try await startAndStop(server, configuration) }
         }
     }
