@@ -40,6 +40,34 @@ extension NATSServerTests {
         #expect(old?.shippedAt == Date(timeIntervalSinceReferenceDate: 815_000_000))
     }
 
+    @Test("X5: a registry given coders of its own encodes and decodes with them, older versions included")
+    func coders() throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let events = NATSEventRegistry(encoder: encoder, decoder: decoder)
+        try events.register(Shipment.self, name: "shipments", version: 2)
+        struct ShipmentV1: Codable { var order: Int, shipped: Date }
+        try events.registerDecoder(for: Shipment.self, version: 1, from: ShipmentV1.self) { old in
+            Shipment(orderID: old.order, shippedAt: old.shipped)
+        }
+        let entry = try events.entry(for: Shipment.self)
+        let date = Date(timeIntervalSince1970: 1_795_000_000)
+        let body = String(decoding: try entry.encode(Shipment(orderID: 1, shippedAt: date)), as: UTF8.self)
+        #expect(body.contains("\"shippedAt\":1795000000"), "\(body)")
+        #expect(try entry.decode(Data(body.utf8)) as? Shipment == Shipment(orderID: 1, shippedAt: date))
+        // ISO 8601 text is not what these coders read.
+        #expect(throws: (any Error).self) {
+            try entry.decode(Data(#"{"orderID":2,"shippedAt":"2026-11-18T11:06:40Z"}"#.utf8))
+        }
+        // An older version is read with the registry's decoder too.
+        let older = try #require(entry.olderDecoder(1))
+        #expect(
+            try older(Data(#"{"order":3,"shipped":1795000000}"#.utf8)) as? Shipment
+                == Shipment(orderID: 3, shippedAt: date))
+    }
+
     @Test("X5: messages carry Content-Type and the wire format's version; an unknown format is a dead letter")
     func contentTypeAndFormat() async throws {
         try await withNATSServer { server in
