@@ -65,7 +65,8 @@ public final class NATSBridge: Service, Sendable {
     }
 
     /// A bridge over NATS JetStream at `server` (`nats://host:port`, `tls://…`, with
-    /// `user:password@` or `token@` when needed).
+    /// `user:password@` or `token@` when needed), or at several servers of a cluster,
+    /// comma-separated (`nats://a:4222,nats://b:4222`).
     public convenience init(
         bus: EventBus, events: NATSEventRegistry, server: String, configuration: NATSBridgeConfiguration = .init(),
         logger: Logger = Logger(label: "EventDrivenSwiftNATS")
