@@ -20,7 +20,7 @@ final class _StateStore: Sendable {
         let (cell, retired) = cells.withLock { cells -> (_StateCell<Value>, (any _StateCellProtocol)?) in
             if let cell = cells[state.identity], !cell.isRetired {
                 // The identity includes `Value`, so a cell found under it always has this type.
-                return (unsafeDowncast(cell, to: _StateCell<Value>.self), nil)
+                return (cell as! _StateCell<Value>, nil)
             }
             let cell = _StateCell<Value>()
             return (cell, cells.updateValue(cell, forKey: state.identity))
@@ -33,7 +33,7 @@ final class _StateStore: Sendable {
     /// The cell of `state` if it is in use (it has a value or a subscriber).
     func existingCell<Value>(for state: EventState<Value>) -> _StateCell<Value>? {
         cells.withLock { cells in
-            cells[state.identity].map { unsafeDowncast($0, to: _StateCell<Value>.self) }
+            cells[state.identity].map { $0 as! _StateCell<Value> }
         }
     }
 
