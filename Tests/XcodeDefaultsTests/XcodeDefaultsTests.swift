@@ -36,9 +36,10 @@ nonisolated final class ReadingProcessor: EventThread, @unchecked Sendable {  //
     @ObservationIgnored private var handle: EventListenerHandle?
 
     init(bus: EventBus) {
-        // No annotation: the closure keeps the main-actor isolation of the code it is written in.
-        handle = bus.listen(Reading.self, owner: self) { [weak self] event, _ in
-            self?.celsius = event.celsius
+        // No annotation, no `[weak self]`: the closure keeps the main-actor isolation of the code
+        // it is written in, and gets the weakly held owner as its first argument.
+        handle = bus.listen(Reading.self, owner: self) { owner, event in
+            owner.celsius = event.celsius
         }
     }
 }

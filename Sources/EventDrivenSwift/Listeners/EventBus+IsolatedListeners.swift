@@ -7,30 +7,25 @@ extension EventBus {
     /// Registers `callback` for events of type `E`, to run where it was written: a closure
     /// written in `@MainActor` code (a SwiftUI view model) runs on the main actor, one written in
     /// an actor that uses the actor's state runs on that actor, and any other closure runs in
-    /// the caller's serial context (``ExecuteEventOn/requesterThread``).
+    /// the caller's serial context (``DeliveryContext/requesterThread``).
     ///
     /// ```swift
-    /// @MainActor @Observable final class Thermometer {
-    ///     var celsius = 0.0
-    ///     private var handle: EventListenerHandle?
-    ///     init(bus: EventBus) {
-    ///         handle = bus.listen(Reading.self, owner: self) { [weak self] reading, _ in
-    ///             self?.celsius = reading.celsius   // main-actor state, on the main actor
-    ///         }
-    ///     }
+    /// let handle = bus.listen(Reading.self) { reading, metadata in
+    ///     print(reading.celsius, metadata.priority)
     /// }
     /// ```
     ///
     /// The closure takes the isolation of the code around it, as `Task { }` does, so it may
     /// touch that code's state without annotations; events reach it one at a time, in order.
-    /// To run a handler elsewhere (``ExecuteEventOn/listenerThread``, a task), pass
+    /// To tie the listener to an object, pass it as `owner:` and take it as the closure's first
+    /// argument (``listen(_:owner:interestedIn:isolation:_:)-(_,Owner,_,_,(Owner,E)->Void)``).
+    /// To run a handler elsewhere (``DeliveryContext/listenerThread``, a task, a queue), pass
     /// `executeOn:`: that form takes a `@Sendable` closure, which a closure that touches
     /// main-actor state is not.
     @discardableResult
     @inlinable
     public func listen<E: Eventable>(
         _ type: E.Type,
-        owner: AnyObject? = nil,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
@@ -38,7 +33,7 @@ extension EventBus {
         @_inheritActorContext _ callback: @escaping @Sendable @isolated(any) (E, EventMetadata) -> Void
     ) -> EventListenerHandle {
         listen(
-            type, owner: owner, executeOn: .requesterThread, interestedIn: interestedIn, maximumAge: maximumAge,
+            type, owner: nil, executeOn: .requesterThread, interestedIn: interestedIn, maximumAge: maximumAge,
             customFilter: customFilter, isolation: callback.isolation ?? isolation
         ) { event, metadata in
             _callOnItsIsolation(callback, event, metadata)
