@@ -18,7 +18,7 @@ extension EventBus {
     /// The closure takes the isolation of the code around it, as `Task { }` does, so it may
     /// touch that code's state without annotations; events reach it one at a time, in order.
     /// To tie the listener to an object, pass it as `owner:` and take it as the closure's first
-    /// argument (``listen(_:owner:interestedIn:isolation:_:)-(_,Owner,_,_,(Owner,E)->Void)``).
+    /// argument (``listen(_:owner:interestedIn:isolation:_:)-5vrve``).
     /// To run a handler elsewhere (``DeliveryContext/listenerThread``, a task, a queue), pass
     /// `executeOn:`: that form takes a `@Sendable` closure, which a closure that touches
     /// main-actor state is not.
