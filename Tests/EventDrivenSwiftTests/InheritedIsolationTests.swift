@@ -25,8 +25,8 @@ struct InheritedIsolationTests {
                     owner.record(reading.value)
                 })
             handles.append(
-                bus.addListener(Reading.self, owner: self) { [weak self] reading, _, _ in
-                    self?.record(reading.value)
+                bus.listen(Reading.self, owner: self) { owner, reading, _ in
+                    owner.record(reading.value)
                 })
             handles.append(Reading.addListener(self, onReading, on: bus))
         }

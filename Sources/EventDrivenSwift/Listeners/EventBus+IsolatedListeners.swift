@@ -41,23 +41,18 @@ extension EventBus {
     }
 
     /// Registers `callback` for events of type `E` with the owner held weakly, to run where it
-    /// was written: a closure written in `@MainActor` code, a bound method of a `@MainActor`
-    /// type (`self.onEvent`) or a `{ @MainActor event, priority, time in … }` closure runs on the
-    /// main actor, as with the `listen` form without `executeOn`.
-    ///
-    /// Once the owner is freed the listener is removed. The main queue must be running for
-    /// main-actor callbacks (an app, `dispatchMain()`, or an async `main`); a backlog that waits
-    /// over a second is logged once.
-    @discardableResult
-    @inlinable
-    public func addListener<E: Eventable>(
+    /// was written (a `{ @MainActor event, priority, time in … }` closure or a bound method of a
+    /// `@MainActor` type on the main actor): the body of 5.2's `Event.addListener(owner, callback)`
+    /// and of the deprecated `bus.addListener(_:owner:_:)`.
+    @usableFromInline
+    func _addIsolatedListener<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject?,
-        interestedIn: EventListenerInterest = .all,
-        maximumAge: Int64 = 0,
-        customFilter: TypedEventFilterCallback<E>? = nil,
-        isolation: (any Actor)? = #isolation,
-        @_inheritActorContext _ callback: @escaping IsolatedEventCallback<E>
+        interestedIn: EventListenerInterest,
+        maximumAge: Int64,
+        customFilter: TypedEventFilterCallback<E>?,
+        isolation: (any Actor)?,
+        _ callback: @escaping IsolatedEventCallback<E>
     ) -> EventListenerHandle {
         let typeName = String(reflecting: type)
         guard let owner else { return failedRegistration(.nilOwner(eventType: typeName)) }
@@ -72,8 +67,11 @@ extension EventBus {
 
 extension Eventable {
     /// Registers `callback` for events of this type, as `TemperatureEvent.addListener(self, onTemperature)`,
-    /// to run where it was written (a `@MainActor` type's bound method on the main actor); see
-    /// ``EventBus/addListener(_:owner:interestedIn:maximumAge:customFilter:isolation:_:)``.
+    /// to run where it was written (a `@MainActor` type's bound method on the main actor).
+    ///
+    /// The owner is held weakly; once it is freed the listener is removed. A bound method
+    /// (`self.onEvent`) captures the owner strongly and keeps it alive until the handle's
+    /// ``EventListenerHandle/cancel()``; pass the unapplied method (`Owner.onEvent`) to let it go.
     @discardableResult
     @inlinable
     public static func addListener(
@@ -85,7 +83,7 @@ extension Eventable {
         on bus: EventBus = EventCentral.shared,
         isolation: (any Actor)? = #isolation
     ) -> EventListenerHandle {
-        bus.addListener(
+        bus._addIsolatedListener(
             Self.self, owner: requester, interestedIn: interestedIn, maximumAge: maximumAge,
             customFilter: customFilter, isolation: isolation, callback)
     }

@@ -5,21 +5,15 @@ import Dispatch
 import Foundation
 
 extension EventBus {
-    /// Registers `callback` for events of type `E` on this bus.
-    ///
-    /// The owner is held weakly; once it is freed the listener is removed and never called again.
-    /// A `callback` that is a method bound to the owner (`self.onEvent`) captures the owner
-    /// strongly and keeps it alive until ``EventListenerHandle/cancel()``; pass the unapplied
-    /// method instead (``addListener(_:_:owner:executeOn:interestedIn:maximumAge:customFilter:isolation:)``)
-    /// to let the owner go.
+    /// Registers `callback` for events of type `E` on this bus, held by `owner` (weakly): the
+    /// body of 5.2's `Event.addListener(owner, callback, executeOn: …)` and of the deprecated
+    /// `bus.addListener(_:owner:executeOn:…)`.
     ///
     /// Misuse (a `nil` owner, `.custom` without a filter, a negative `maximumAge`) registers
     /// nothing: the returned handle carries the ``EventListenerHandle/registrationError`` and
     /// the bus reports it to its error handler and log.
-    @discardableResult
-    @inlinable
-    @_disfavoredOverload  // without `executeOn`, a call means the form that keeps the closure's isolation
-    public func addListener<E: Eventable>(
+    @usableFromInline
+    func _addListener<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject?,
         executeOn: DeliveryContext = .requesterThread,

@@ -29,7 +29,7 @@ extension Eventable {
         on bus: EventBus = EventCentral.shared,
         isolation: (any Actor)? = #isolation
     ) -> EventListenerHandle {
-        bus.addListener(
+        bus._addListener(
             Self.self, owner: requester, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
             customFilter: customFilter, isolation: isolation, callback)
     }
