@@ -22,8 +22,9 @@ extension EventBus {
     /// closure keeps the isolation of the code it is written in, as with
     /// ``listen(_:interestedIn:maximumAge:customFilter:isolation:_:)-8oczf``: written in `@MainActor`
     /// code it runs on the main actor, one event at a time, in order. The owner is `Sendable`
-    /// (a `@MainActor` class, an actor, an immutable class), because the closure may run on
-    /// another thread than the code that registered it.
+    /// (a `@MainActor` class, an immutable class), because the closure may run on another
+    /// thread than the code that registered it. For an actor's state, use
+    /// ``listen(_:on:_:)-(_,_,(A,E)->Void)``, whose handler is isolated to the actor.
     @discardableResult
     @inlinable
     public func listen<E: Eventable, Owner: AnyObject & Sendable>(
