@@ -31,8 +31,8 @@ func asyncHandlersSection() async {
         "order is handled all the same.")
     let bus = EventBus.demo("AsyncHandlers")
     bus.setErrorHandler { error in
-        if case .handlerFailed(let event, _, _, let error) = error {
-            print("    error handler: \(type(of: event)) threw \(error)")
+        if error.code == .handlerFailed, let event = error.event, let thrown = error.underlyingError {
+            print("    error handler: \(type(of: event)) threw \(thrown)")
         }
     }
     let inventory = Inventory()

@@ -36,7 +36,9 @@ struct ErrorIsolationTests {
         #expect(bus.statistics.failed == 50)
         #expect(errors.count == 50)
         let rejected = errors.values.compactMap { error -> Int? in
-            guard case .handlerFailed(let order as Order, _, _, let rejected as Rejected) = error else { return nil }
+            guard error.code == .handlerFailed, let order = error.event as? Order,
+                let rejected = error.underlyingError as? Rejected
+            else { return nil }
             #expect(order.value == rejected.value)
             return rejected.value
         }

@@ -50,9 +50,9 @@ struct HandlerFailureTests {
         #expect(bus.statistics.failed == 2)
         #expect(bus.statistics.delivered == 1, "a delivery whose handler threw is not also delivered")
         let declined = errors.values.compactMap { error -> Int? in
-            guard
-                case .handlerFailed(let payment as Payment, let metadata, let receiver, let declined as Declined) =
-                    error
+            guard error.code == .handlerFailed, let payment = error.event as? Payment,
+                let declined = error.underlyingError as? Declined, let metadata = error.metadata,
+                let receiver = error.receiver
             else { return nil }
             #expect(payment.amount == declined.amount)
             #expect(metadata.priority == .high)

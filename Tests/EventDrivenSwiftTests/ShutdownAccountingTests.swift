@@ -53,7 +53,7 @@ struct ShutdownAccountingTests {
         let stream = bus.deadLetters()
         let rejected = CoreRecorder<String>()
         bus.setErrorHandler { error in
-            if case .busShutDown(_, let type) = error { rejected.append(type) }
+            if error.code == .busShutDown, let type = error.eventType { rejected.append(type) }
         }
         let worker = Worker(bus: bus)
         bus.listen(Work.self, executeOn: .listenerThread) { _, _ in }

@@ -47,7 +47,9 @@ struct SynchronousDepthTests {
         #expect(bus.statistics.failed == 1)
         let reported = errors.all
         #expect(reported.count == 1)
-        if case .synchronousDepthExceeded(_, let type, _, let reportedLimit) = reported.first {
+        if let error = reported.first, error.code == .synchronousDepthExceeded, let type = error.eventType,
+            let reportedLimit = error.limit
+        {
             #expect(type.hasSuffix("Echo"))
             #expect(reportedLimit == limit)
         } else {

@@ -33,7 +33,7 @@ extension EventBus {
         if let handler {
             logger.debug("\(error.description)", metadata: ["bus": "\(label)"])
             handler.body(error)
-        } else if case .busShutDown = error {
+        } else if error.code == .busShutDown {
             // A producer that goes on after shutdown would write a line per event: the 1st, 10th,
             // 100th… are logged with the count so far; each one is counted in `rejected`.
             let count = counters.shutDownReports.wrappingAdd(1, ordering: .relaxed).newValue

@@ -161,23 +161,36 @@ public final class EventBus: Sendable {
     /// then waits for the count to reach zero) waits for every dispatch that it did not reject.
     /// A bus that is not accepting asks once more, out of line, whether a graceful stop lets the
     /// dispatch through (``admitsWhileStopping(_:)``): a running bus pays nothing for it.
-    @usableFromInline
-    func route(
-        _ event: any Eventable, key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority,
-        file: StaticString, line: UInt
+    @inlinable @inline(__always)
+    func route<E: Eventable>(
+        _ event: E, key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority, file: StaticString,
+        line: UInt
     ) {
-        let metadata = EventMetadata(dispatchedNow: method, priority: priority)
+        // The event is boxed straight into its envelope, here in the caller: the out-of-line
+        // dispatch then takes no existential argument of its own to copy, open or destroy.
+        route(
+            _EventEnvelope(dispatching: event, metadata: EventMetadata(dispatchedNow: method, priority: priority)),
+            key: key, file: file, line: line)
+    }
+
+    /// ``route(_:key:method:priority:file:line:)`` out of line, with the envelope made.
+    @usableFromInline
+    func route(_ envelope: consuming _EventEnvelope, key: ObjectIdentifier, file: StaticString, line: UInt) {
         if _slowPath(
             counters.observation.mode.load(ordering: .relaxed) != 0
                 || stores.consumers.count.load(ordering: .relaxed) != 0)
         {
-            return route(event, key: key, metadata: metadata, site: _DispatchSite(fileID: file, line: line))
+            return route(
+                envelope.event, key: key, metadata: envelope.metadata, site: _DispatchSite(fileID: file, line: line))
         }
         dispatches.count.add(1, ordering: .sequentiallyConsistent)
-        let envelope = _EventEnvelope(dispatching: event, metadata: metadata)
-        if _slowPath(!lifecycle.accepting.load(ordering: .sequentiallyConsistent)) && !admitsWhileStopping(event) {
+        if _slowPath(!lifecycle.accepting.load(ordering: .sequentiallyConsistent))
+            && !admitsWhileStopping(envelope.event)
+        {
             reject(envelope)
-        } else if !routes.deliver(envelope, key: key) {
+        } else if let route = routes.route(for: key) {
+            _Route.deliver(envelope, along: route)
+        } else {
             counters.settleNoReceiver(envelope)
         }
         if dispatches.count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0
@@ -198,7 +211,9 @@ public final class EventBus: Sendable {
         let envelope = _EventEnvelope(event: event, metadata: metadata, annotation: annotation)
         guard lifecycle.isAccepting || admitsWhileStopping(event) else { return reject(envelope) }
         let consumed = offerToConsumers({ envelope }, type: key)
-        if !routes.deliver(envelope, key: key) && !consumed {
+        if let route = routes.route(for: key) {
+            _Route.deliver(envelope, along: route)
+        } else if !consumed {
             counters.settleNoReceiver(envelope)
         }
     }
@@ -281,6 +296,7 @@ func _routingKey<E: Eventable>(of event: E) -> ObjectIdentifier {
 extension EventMetadata {
     /// The metadata of an event dispatched now (not scheduled), stamped with the event clock
     /// (`DispatchTime._eventNow`).
+    @usableFromInline
     init(dispatchedNow method: EventDispatchMethod, priority: EventPriority) {
         self.dispatchTime = ._eventNow
         self.storedScheduledTime = .distantFuture
@@ -291,6 +307,7 @@ extension EventMetadata {
 
 extension _EventEnvelope {
     /// The envelope of a plain dispatch: no sequence number yet, no annotation.
+    @inlinable
     init(dispatching event: any Eventable, metadata: EventMetadata) {
         self.event = event
         self.metadata = metadata

@@ -5,7 +5,7 @@ import Dispatch
 
 // `AllEvents` has no values and is never dispatched, so a listener or a stream of it would
 // receive nothing. These spellings are compile errors that say where a catch-all lives; generic
-// code that reaches the same calls at run time gets ``EventDrivenError/catchAllSubscription(api:)``.
+// code that reaches the same calls at run time gets ``EventDrivenError/Code/catchAllSubscription``.
 extension EventBus {
     /// Unavailable: ``AllEvents`` has no values. Register an ``EventConsumer`` instead.
     @available(*, unavailable, message: "AllEvents has no values: for a catch-all, register(_:) an EventConsumer")

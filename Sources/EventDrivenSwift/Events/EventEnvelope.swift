@@ -9,16 +9,16 @@ import ServiceContextModule
 /// Visible to inlinable code so that the caller's module boxes its own event type.
 @usableFromInline
 struct _EventEnvelope: Sendable {
-    let event: any Eventable
-    let metadata: EventMetadata
+    @usableFromInline let event: any Eventable
+    @usableFromInline let metadata: EventMetadata
     /// What an observed dispatch adds (its number, the service context it carries); `nil` for
     /// a plain one. Kept here rather than in ``EventMetadata``, which stays plain data that
     /// every copy handed to a handler moves without reference counting.
-    let annotation: _DispatchAnnotation?
+    @usableFromInline let annotation: _DispatchAnnotation?
     // The sequence number's low 48 bits, in two fields that fit after the metadata (the
     // envelope takes 72 bytes with its annotation).
-    var sequenceHigh: UInt16
-    var sequenceLow: UInt32
+    @usableFromInline var sequenceHigh: UInt16
+    @usableFromInline var sequenceLow: UInt32
 
     /// The bits of a sequence number an envelope keeps. Latest-only delivery compares numbers
     /// within these bits, which is exact unless 2⁴⁸ events of one type were dispatched between

@@ -6,7 +6,7 @@ extension Eventable {
     ///
     /// - Parameters:
     ///   - requester: The owner, held weakly: once it is freed the listener is removed. `nil`
-    ///     registers nothing and is reported (see ``EventDrivenError/nilOwner(eventType:)``).
+    ///     registers nothing and is reported (see ``EventDrivenError/Code/nilOwner``).
     ///   - callback: Called with the event, its priority and its dispatch time. A method bound
     ///     to the owner keeps the owner alive; see the unapplied-method overload.
     ///   - executeOn: Where the callback runs; by default the registering serial context.

@@ -22,7 +22,7 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
         case dropped
         /// Its receiver was stopped, its listener removed, or the bus shut down before its turn.
         case discarded
-        /// The handler threw (``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``
+        /// The handler threw (``EventDrivenError/Code/handlerFailed``
         /// says what), or a synchronous delivery would have nested deeper than
         /// ``EventBus/maximumSynchronousDepth`` and did not run; the event can be dispatched
         /// again to retry.

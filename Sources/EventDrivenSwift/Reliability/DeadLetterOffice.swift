@@ -125,7 +125,7 @@ extension EventBus {
     /// appear.
     ///
     /// The stream ends when the bus shuts down or is freed. Events dispatched after shutdown are
-    /// not dead letters: the dispatch reports ``EventDrivenError/busShutDown(bus:eventType:)``.
+    /// not dead letters: the dispatch reports ``EventDrivenError/Code/busShutDown``.
     public func deadLetters(
         bufferingPolicy: EventBufferingPolicy = .unbounded
     ) -> AsyncStream<DeadLetter> {

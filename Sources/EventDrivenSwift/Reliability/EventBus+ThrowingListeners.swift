@@ -8,7 +8,7 @@ extension EventBus {
     /// An error thrown by `callback` does not stop deliveries to other listeners or later
     /// deliveries to this one: the delivery is counted in ``EventBusStatistics/failed``, posted
     /// as a dead letter (``DeadLetter/Reason/failed``), logged, and passed to the error handler
-    /// (``setErrorHandler(_:)``) as ``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``.
+    /// (``setErrorHandler(_:)``) as ``EventDrivenError/Code/handlerFailed``.
     @discardableResult
     @_disfavoredOverload  // without `executeOn`, a call means the form that keeps the closure's isolation
     public func listen<E: Eventable>(
@@ -56,7 +56,7 @@ extension EventThread {
     /// An error does not stop the thread or later deliveries: the delivery is counted in
     /// ``EventBusStatistics/failed``, posted as a dead letter (``DeadLetter/Reason/failed``),
     /// logged, and passed to the bus's error handler as
-    /// ``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``.
+    /// ``EventDrivenError/Code/handlerFailed``.
     @discardableResult
     public func addEventCallback<TEvent: Eventable>(
         _ type: TEvent.Type, _ callback: @escaping @Sendable (TEvent, EventMetadata) throws -> Void
@@ -66,7 +66,7 @@ extension EventThread {
 }
 
 /// Where a handler's error goes: the bus's error handler and log, as
-/// ``EventDrivenError/handlerFailed(event:metadata:receiver:error:)``. Counting the failed
+/// ``EventDrivenError/Code/handlerFailed``. Counting the failed
 /// delivery is the receiver's part, with every other outcome.
 @usableFromInline
 struct _FailureReport: Sendable {

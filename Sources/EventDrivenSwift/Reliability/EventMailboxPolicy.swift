@@ -50,7 +50,7 @@ public enum EventOverflowPolicy: Sendable, Hashable {
     /// The event that has waited longest is dropped to make room.
     case dropOldest
     /// The new event is dropped and the dispatch fails: ``EventBus/tryDispatch(_:method:priority:file:line:)``
-    /// throws ``EventDrivenError/mailboxFull(receiver:eventType:)``; the plain dispatch methods
+    /// throws ``EventDrivenError/Code/mailboxFull``; the plain dispatch methods
     /// report it to the bus's error handler and log.
     case failDispatch
 }

@@ -8,6 +8,9 @@ import Synchronization
 /// table (``_PublishedRoutes``) without a lock and delivers through it.
 final class _Route: Sendable {
     let subscriptions: [_Subscription]
+    /// ``subscriptions`` again, unretained, so that a delivery neither retains nor releases
+    /// them: `subscriptions` holds each one as long as this route exists.
+    private let unretained: [Unmanaged<_Subscription>]
     /// Present while any subscriber is `.latestOnly`; dispatch then numbers the events.
     let latest: _LatestTracker?
     /// `true` when a stacked event must reach the subscriptions whose targets keep D3 lanes in
@@ -20,6 +23,7 @@ final class _Route: Sendable {
 
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
+        self.unretained = subscriptions.map { Unmanaged.passUnretained($0) }
         self.latest = latest
         self.reversesStacked = subscriptions.count > 1 && subscriptions.contains { $0.usesLanes }
         var runs: [Range<Int>] = []
@@ -46,8 +50,22 @@ final class _Route: Sendable {
             for subscription in subscriptions.reversed() where subscription.usesLanes { subscription.send(envelope) }
             return
         }
-        for subscription in subscriptions {
-            subscription.target.deliver(envelope, for: subscription)
+        for subscription in unretained {
+            // Unretained: `subscriptions` holds it, and the dispatch holds this route.
+            subscription._withUnsafeGuaranteedRef { $0.target.deliver(envelope, for: $0) }
+        }
+    }
+
+    /// Hands `envelope` to the route that `route` names, without retaining it: the published
+    /// table holds it while the dispatch is counted in flight (``_PublishedRoutes``). A route with
+    /// latest-only listeners numbers the event first.
+    static func deliver(_ envelope: _EventEnvelope, along route: Unmanaged<_Route>) {
+        route._withUnsafeGuaranteedRef { route in
+            if let latest = route.latest {
+                route.deliver(envelope.sequenced(latest.advance()))
+            } else {
+                route.deliver(envelope)
+            }
         }
     }
 
@@ -97,21 +115,12 @@ final class _PublishedRoutes: @unchecked Sendable {
         UnsafeRawPointer(bitPattern: current.load(ordering: .sequentiallyConsistent)).unsafelyUnwrapped
     }
 
-    /// Hands `envelope` to the route of `key` and returns `true`; `false` when there is none. The
-    /// caller is counted in flight. A route with latest-only listeners numbers the event first.
-    func deliver(_ envelope: _EventEnvelope, key: ObjectIdentifier) -> Bool {
+    /// The route of `key`, unretained (the table holds it, and the table outlives a dispatch that
+    /// is counted in flight); `nil` when there is none.
+    func route(for key: ObjectIdentifier) -> Unmanaged<_Route>? {
         let table = Unmanaged<_RouteTable<_Route>>.fromOpaque(
             UnsafeRawPointer(bitPattern: current.load(ordering: .sequentiallyConsistent)).unsafelyUnwrapped)
-        // Unretained: the table holds the route, and the table outlives this dispatch.
-        guard let route = table._withUnsafeGuaranteedRef({ $0.unretainedRoute(for: key) }) else { return false }
-        route._withUnsafeGuaranteedRef { route in
-            if let latest = route.latest {
-                route.deliver(envelope.sequenced(latest.advance()))
-            } else {
-                route.deliver(envelope)
-            }
-        }
-        return true
+        return table._withUnsafeGuaranteedRef { $0.unretainedRoute(for: key) }
     }
 
     /// The current table, retained; for the registry's writers and slow readers.

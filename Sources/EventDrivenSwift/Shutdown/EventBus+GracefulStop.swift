@@ -12,7 +12,7 @@ extension EventBus {
     ///
     /// From the call on, dispatches from outside the bus's handlers are refused: counted as
     /// ``EventBusStatistics/rejected`` and ``EventBusStatistics/rejectedWhileStopping``, reported
-    /// as ``EventDrivenError/busShutDown(bus:eventType:)``, and the first one logged as a warning
+    /// as ``EventDrivenError/Code/busShutDown``, and the first one logged as a warning
     /// (a producer still running while the bus stops; stop it first). The dispatches of the bus's
     /// handlers (listeners and consumers of every kind, EventThreads and pools, `.taskThread`
     /// tasks, async and actor listeners) are accepted until the bus is quiet

@@ -96,7 +96,7 @@ extension EventBus {
     /// Either way, scheduled dispatches are cancelled, every receiving thread of the bus stops
     /// (the listener thread, EventThreads, serial contexts), async listeners end, and event
     /// streams end after yielding what they had buffered. Later dispatches are counted as
-    /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/busShutDown(bus:eventType:)``.
+    /// ``EventBusStatistics/rejected`` and reported as ``EventDrivenError/Code/busShutDown``.
     ///
     /// A graceful shutdown refuses the events that its handlers dispatch while it waits; to let
     /// them through until the bus is quiet, within a deadline, see ``shutdown(gracefullyWithin:)``.

@@ -20,7 +20,7 @@ extension EventBus {
     /// ``propagatesServiceContext``). A new subscriber's first value carries the context of the
     /// change that made it.
     /// - Returns: `true` if the value changed; `false` if it was equal, or the bus is shut down
-    ///   (reported as ``EventDrivenError/busShutDown(bus:eventType:)``).
+    ///   (reported as ``EventDrivenError/Code/busShutDown``).
     @discardableResult
     public func set<Value>(_ state: EventState<Value>, to value: Value) -> Bool {
         dispatches.enter()
