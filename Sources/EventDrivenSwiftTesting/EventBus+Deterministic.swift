@@ -18,8 +18,8 @@ extension EventBus {
     /// ```
     ///
     /// Every listener registered with `listen` or `addListener`, and every channel or state
-    /// subscriber, gets `ExecuteEventOn.synchronous` whatever `executeOn` (or delivery context)
-    /// it asked for — except `ExecuteEventOn.mainActor`, whose callbacks may assume the main
+    /// subscriber, gets `DeliveryContext.synchronous` whatever `executeOn` (or delivery context)
+    /// it asked for — except `DeliveryContext.mainActor`, whose callbacks may assume the main
     /// actor. Each dispatch (`queue`, `stack`, `dispatchNow`) runs those handlers on the calling
     /// thread, before it returns.
     ///
@@ -39,7 +39,7 @@ extension EventBus {
     ///   `@Sendable`, so this is safe). `.latestOnly` never skips anything, and `.youngerThan`
     ///   sees ages of a few microseconds (see ``ManualClock/dispatch(_:on:age:method:priority:)``
     ///   for older events).
-    /// - Not made synchronous: `ExecuteEventOn.mainActor` listeners, `@MainActor`, async and
+    /// - Not made synchronous: `DeliveryContext.mainActor` listeners, `@MainActor`, async and
     ///   actor handlers, event streams, `EventThread` callbacks, `EventPool`s, and subscribers
     ///   that named a queue or thread of their own. They deliver as in production; `await
     ///   bus.drain()` waits for them, `try await bus.waitUntilQuiet()` also for what they dispatch.

@@ -6,7 +6,7 @@ import EventDrivenSwift
 /// Records every event of one type dispatched on a bus, with its metadata, for tests.
 ///
 /// A recorder records from the moment it is created: create it before the code under test
-/// dispatches. It listens with `ExecuteEventOn.synchronous`, so an event is recorded on the
+/// dispatches. It listens with `DeliveryContext.synchronous`, so an event is recorded on the
 /// dispatching thread before `queue`, `stack` or `dispatchNow` returns, whatever kind of bus
 /// and whichever other receivers there are.
 ///
@@ -44,7 +44,7 @@ public final class EventRecorder<E: Eventable>: Sendable {
     }
 
     deinit {
-        handle.remove()
+        handle.cancel()
     }
 
     // MARK: What was recorded
@@ -119,7 +119,7 @@ public final class EventRecorder<E: Eventable>: Sendable {
 
     /// Stops recording; what was recorded stays.
     public func stop() {
-        handle.remove()
+        handle.cancel()
     }
 
     /// `true` until ``stop()``, or until the bus shuts down.

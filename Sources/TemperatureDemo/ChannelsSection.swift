@@ -32,13 +32,13 @@ func channelsSection() async {
     print("    set to an equal 19.5 °C: changed \(changed)")
     bus.set(kitchen, to: 23)
     print("    read without subscribing: \((bus.value(of: kitchen) ?? .nan).celsius)")
-    kitchenSubscription.unsubscribe()
+    kitchenSubscription.cancel()
 
     print("  a keyed channel with a one-shot subscriber; another key is another channel")
     let kitchenAlarms = EventChannel<String>(label: "Alarms", key: "kitchen")
     bus.subscribe(kitchenAlarms, on: .synchronous) { subscription, message in
         print("    first kitchen alarm: \(message)")
-        subscription.unsubscribe()
+        subscription.cancel()
     }
     bus.publish(kitchenAlarms, "too hot")
     bus.publish(kitchenAlarms, "still too hot")  // nobody listens any more

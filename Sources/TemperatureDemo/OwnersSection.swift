@@ -56,8 +56,8 @@ func ownersSection() async {
     TemperatureRatingEvent(temperatureInCelsius: 30, temperatureRating: .hot).queue(on: bus)
     await bus.drain()
 
-    boundHandle?.remove()
-    print("  after remove() of the bound listener's handle: bound freed \(weakBound == nil)")
+    boundHandle?.cancel()
+    print("  after cancel() of the bound listener's handle: bound freed \(weakBound == nil)")
     TemperatureRatingEvent(temperatureInCelsius: 40, temperatureRating: .reallyHot).queue(on: bus)
     await bus.drain()
     await bus.shutdown()

@@ -65,7 +65,7 @@ struct AccountingIdentityTests {
         }
         // While everything waits: free the owner, remove a listener, abandon a stream.
         owner = nil
-        removed.remove()
+        removed.cancel()
         abandoned = nil
         await Self.take(20, from: kept!)
         kept = nil

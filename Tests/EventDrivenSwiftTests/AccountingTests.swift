@@ -21,8 +21,8 @@ struct AccountingTests {
 
     @Test(
         "R1/R4 (issue 13.1): expired deliveries of synchronous and task listeners are dead letters",
-        arguments: [ExecuteEventOn.synchronous, .taskThread])
-    func expiredOnEveryKind(kind: ExecuteEventOn) async {
+        arguments: [DeliveryContext.synchronous, .taskThread])
+    func expiredOnEveryKind(kind: DeliveryContext) async {
         let bus = EventBus(label: #function)
         let stream = bus.deadLetters()
         bus.listen(Parcel.self, executeOn: kind, interestedIn: .youngerThan, maximumAge: 1) { _, _ in }
@@ -36,8 +36,8 @@ struct AccountingTests {
 
     @Test(
         "R1/R4 (issue 13.1): deliveries to a freed owner's synchronous and task listeners are dead letters",
-        arguments: [ExecuteEventOn.synchronous, .taskThread])
-    func ownerReleasedOnEveryKind(kind: ExecuteEventOn) async {
+        arguments: [DeliveryContext.synchronous, .taskThread])
+    func ownerReleasedOnEveryKind(kind: DeliveryContext) async {
         final class Owner: Sendable {}
         let bus = EventBus(label: #function)
         let stream = bus.deadLetters()

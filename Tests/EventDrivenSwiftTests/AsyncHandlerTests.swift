@@ -47,14 +47,14 @@ struct AsyncHandlerTests {
         #expect(bus.statistics.delivered == 100)
     }
 
-    @Test("A2/L8: remove() stops an async listener")
+    @Test("A2/L8: cancel() stops an async listener")
     func remove() async {
         let bus = EventBus(label: #function)
         let seen = CoreRecorder<Int>()
         let handle = bus.listenAsync(Job.self) { job in seen.append(job.value) }
         bus.queue(Job(value: 1))
         await bus.drain()
-        handle.remove()
+        handle.cancel()
         #expect(!handle.isActive)
         #expect(bus.subscriberCount(for: Job.self) == 0)
         bus.queue(Job(value: 2))

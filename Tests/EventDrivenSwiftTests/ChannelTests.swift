@@ -58,7 +58,7 @@ struct ChannelTests {
         await bus.drain()
         #expect(received.values == [InterestingMessage(string: "Hello", number: 42)])
 
-        bus.unsubscribe(subscription)
+        subscription.cancel()
         bus.publish(MyEvents.myInterestingEvent, InterestingMessage(string: "Again", number: 1))
         await bus.drain()
         #expect(received.count == 1)
@@ -182,7 +182,7 @@ struct ChannelTests {
         let strings = CoreRecorder<String>()
         let subscription = bus.subscribe(MyEvents.myStringEvent) { subscription, string in
             strings.append(string)
-            subscription.unsubscribe()
+            subscription.cancel()
         }
         bus.publish(MyEvents.myStringEvent, "first")
         bus.publish(MyEvents.myStringEvent, "second")
@@ -252,7 +252,7 @@ struct ChannelTests {
         await bus.drain()
         #expect(threads.count == 1)
         #expect(threads.values == thread.threadIDs.values)
-        subscription.unsubscribe()
+        subscription.cancel()
         thread.cancel()
     }
 
@@ -272,13 +272,13 @@ struct ChannelTests {
         #expect(onMain.values == [true])
     }
 
-    @Test("C5: .taskThread and ExecuteEventOn contexts deliver every message")
+    @Test("C5: .taskThread, .listenerThread and .requesterThread deliver every message")
     func otherContexts() async {
         let bus = EventBus(label: "C5-others")
         let seen = CoreRecorder<String>()
         bus.subscribe(MyEvents.myNumberEvent, on: .taskThread) { _ in seen.append("task") }
-        bus.subscribe(MyEvents.myNumberEvent, on: DeliveryContext(.listenerThread)) { _ in seen.append("listener") }
-        bus.subscribe(MyEvents.myNumberEvent, on: DeliveryContext(.requesterThread)) { _ in seen.append("requester") }
+        bus.subscribe(MyEvents.myNumberEvent, on: .listenerThread) { _ in seen.append("listener") }
+        bus.subscribe(MyEvents.myNumberEvent, on: .requesterThread) { _ in seen.append("requester") }
         bus.publish(MyEvents.myNumberEvent, 1)
         await bus.drain()
         #expect(seen.values.sorted() == ["listener", "requester", "task"])
@@ -296,7 +296,7 @@ struct ChannelTests {
         bus.subscribe(MyEvents.myNumberEvent, on: .synchronous) { number in
             bus.publish(echo, number * 10)
             bus.set(state, to: number)
-            bus.subscribe(echo, on: .synchronous) { _ in }.unsubscribe()
+            bus.subscribe(echo, on: .synchronous) { _ in }.cancel()
         }
         bus.subscribe(MyEvents.myNumberEvent) { number in bus.publish(echo, number * 100) }
         bus.publish(MyEvents.myNumberEvent, 1)
@@ -316,7 +316,7 @@ struct ChannelTests {
         await coreOnThreads(8) { index in
             for number in 0..<200 {
                 bus.publish(channel, number)
-                bus.subscribe(channel, on: .synchronous) { _ in }.unsubscribe()
+                bus.subscribe(channel, on: .synchronous) { _ in }.cancel()
                 if number % 50 == 0 { bus.publish(EventChannel<Int>(label: "load", key: 100 + index), number) }
             }
         }

@@ -22,7 +22,7 @@ struct ContextPropagationOffTests {
         let seen = CoreRecorder<String>()
         let handled = DispatchSemaphore(value: 0)
         for (name, executeOn) in [
-            ("synchronous", ExecuteEventOn.synchronous), ("taskThread", .taskThread),
+            ("synchronous", DeliveryContext.synchronous), ("taskThread", .taskThread),
             ("listenerThread", .listenerThread),
         ] {
             bus.listen(Plain.self, executeOn: executeOn) { _, _ in

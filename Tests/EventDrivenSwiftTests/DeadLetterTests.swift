@@ -85,7 +85,7 @@ struct DeadLetterTests {
         bus.queue(Parcel(value: 0))
         await gate.waitUntilEntered()
         bus.queue(Parcel(value: 1))
-        removed.remove()
+        removed.cancel()
         gate.open()
         await bus.shutdown()
         var discarded: [Int] = []

@@ -40,7 +40,7 @@ struct DeliveryBoundaryTests {
     @Test(
         "every target of a route gets each event once, through its deliver, whatever the mix of kinds",
         arguments: [
-            [ExecuteEventOn.listenerThread],
+            [DeliveryContext.listenerThread],
             [.listenerThread, .listenerThread, .requesterThread],
             [.synchronous],
             [.synchronous, .synchronous],
@@ -48,7 +48,7 @@ struct DeliveryBoundaryTests {
             [.listenerThread, .synchronous],
             [.synchronous, .taskThread, .listenerThread],
         ])
-    func everyTargetOnce(contexts: [ExecuteEventOn]) async {
+    func everyTargetOnce(contexts: [DeliveryContext]) async {
         let bus = EventBus(label: "boundary \(contexts)")
         let arrivals = Arrivals()
         let handles = contexts.map { bus.listen(Ping.self, executeOn: $0, arrivals.handler()) }

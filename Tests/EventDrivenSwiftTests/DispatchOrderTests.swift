@@ -28,8 +28,8 @@ struct DispatchOrderTests {
         #expect(received.count == 1_002)
         #expect(received.values.filter { $0.method == .stack }.map(\.priority) == [.normal], "default is .normal")
         #expect(received.values.filter { $0.priority == .normal }.count == 2)
-        gateHandle.remove()
-        handle.remove()
+        gateHandle.cancel()
+        handle.cancel()
     }
 
     @Test("D2: five priorities, handled highest to lowest within one batch")
@@ -49,8 +49,8 @@ struct DispatchOrderTests {
         gate.open()
         await bus.drain()
         #expect(order.values == ["highest", "high", "normal", "low", "lowest"])
-        gateHandle.remove()
-        handle.remove()
+        gateHandle.cancel()
+        handle.cancel()
     }
 
     @Test("D3: the README batch q1 s1 q2 s2 s3 q3 runs as s3 s1 s2 q2 q1 q3")
@@ -71,8 +71,8 @@ struct DispatchOrderTests {
         gate.open()
         await bus.drain()
         #expect(order.values == ["s3", "s1", "s2", "q2", "q1", "q3"])
-        gateHandle.remove()
-        handle.remove()
+        gateHandle.cancel()
+        handle.cancel()
     }
 
     @Test("D3: an event that arrives while a batch runs waits for the next batch, even when stacked .highest")
@@ -93,8 +93,8 @@ struct DispatchOrderTests {
         await bus.drain()
         await bus.drain()
         #expect(order.values == ["first", "second", "late"])
-        gateHandle.remove()
-        handle.remove()
+        gateHandle.cancel()
+        handle.cancel()
     }
 
     @Test("D4: 100,000 queued events from one producer arrive in dispatch order")
@@ -107,7 +107,7 @@ struct DispatchOrderTests {
         #expect(checker.total == 100_000)
         #expect(checker.outOfOrder == 0)
         #expect(bus.statistics.delivered == 100_000)
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("D4/R1: 4 producers × 250,000 events to one listener: none lost, none duplicated, each producer in order")
@@ -127,7 +127,7 @@ struct DispatchOrderTests {
         let statistics = bus.statistics
         #expect(statistics.delivered == producers * perProducer)
         #expect(statistics.discarded == 0 && statistics.undelivered == 0)
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("D5: handlers may dispatch, on every delivery mode, without deadlock")
@@ -155,8 +155,8 @@ struct DispatchOrderTests {
         #expect(depth.count == 50, "synchronous recursion completes before queue() returns")
         await coreWait(done)
         #expect(steps.count == 1_000)
-        chain.remove()
-        recursive.remove()
+        chain.cancel()
+        recursive.cancel()
     }
 
     @Test("D6: local buses are independent of each other and of EventCentral.shared")
@@ -181,9 +181,9 @@ struct DispatchOrderTests {
         CentralOnly(origin: "A again").queue(on: busA)
         #expect(onA.values == ["A", "A again"], "shutting down one bus leaves the others running")
         #expect(busB.isShutDown && !busA.isShutDown && !EventCentral.shared.isShutDown)
-        handleA.remove()
-        handleB.remove()
-        central.remove()
+        handleA.cancel()
+        handleB.cancel()
+        central.cancel()
     }
 }
 

@@ -43,7 +43,7 @@ struct DrainTests {
         let handle = listen(bus, gate, recorder)
         for value in 1...3 { bus.queue(Reading(value: value)) }
         await gate.waitUntilEntered()
-        handle.remove()
+        handle.cancel()
         let drained = DispatchSemaphore(value: 0)
         bus.whenDrained { drained.signal() }
         let finishedEarly = drained.wait(timeout: .now()) == .success
@@ -70,6 +70,6 @@ struct DrainTests {
         await bus.drain()
         #expect(Set(seen.values) == ["listener", "task", "requester"])
         #expect(seen.values.count == 3)
-        for listener in listeners { listener.remove() }
+        for listener in listeners { listener.cancel() }
     }
 }

@@ -12,8 +12,10 @@ struct ErrorIsolationTests {
         var description: String { "rejected \(value)" }
     }
 
-    @Test("R2: a throwing handler does not stop delivery to other handlers", arguments: ExecuteEventOn.allCases)
-    func othersUnaffected(executeOn: ExecuteEventOn) async {
+    @Test(
+        "R2: a throwing handler does not stop delivery to other handlers",
+        arguments: [DeliveryContext.requesterThread, .listenerThread, .taskThread, .mainActor, .synchronous])
+    func othersUnaffected(executeOn: DeliveryContext) async {
         guard executeOn != .mainActor else { return }
         let bus = EventBus(label: #function)
         let errors = coreCollectErrors(on: bus)

@@ -52,7 +52,7 @@ struct EventThreadTests {
         thread.cancel()
     }
 
-    @Test("T3: several callbacks per type run in registration order, and remove() stops one")
+    @Test("T3: several callbacks per type run in registration order, and cancel() stops one")
     func severalCallbacksAndRemove() async throws {
         let bus = EventBus(label: "T3")
         let thread = TwoCallbackThread(bus: bus)
@@ -66,7 +66,7 @@ struct EventThreadTests {
         #expect(thread.order.values == ["first b", "second b", "first a", "second a"])
         let handle = try #require(thread.secondHandle)
         #expect(handle.isActive)
-        handle.remove()
+        handle.cancel()
         #expect(!handle.isActive)
         #expect(bus.subscriberCount(for: Step.self) == 1)
         Step(label: "c").queue(on: bus)
@@ -141,7 +141,7 @@ struct EventThreadTests {
         let bus = EventBus(label: "T2-removed")
         let thread = TwoCallbackThread(bus: bus)
         await queueBehindHold(steps: 3, gate: thread.gate, on: bus)
-        thread.secondHandle?.remove()
+        thread.secondHandle?.cancel()
         thread.gate.open()
         await bus.drain()
         #expect(thread.order.values == ["first 0", "first 1", "first 2"])

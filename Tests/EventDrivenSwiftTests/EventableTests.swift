@@ -20,13 +20,13 @@ struct EventableTests {
         #expect(received.values.sorted() == [-4, 23.25])
         let sendable: any Sendable = Reading(temperatureInCelsius: 1)
         #expect(sendable is any Eventable)
-        handle.remove()
+        handle.cancel()
     }
 
     @Test(
         "E1: events of every layout (inline trivial, with references, too large for inline storage) arrive intact through mailboxes, then are released",
-        arguments: [ExecuteEventOn.listenerThread, .requesterThread, .synchronous])
-    func everyLayoutArrivesAndIsReleased(executeOn: ExecuteEventOn) async {
+        arguments: [DeliveryContext.listenerThread, .requesterThread, .synchronous])
+    func everyLayoutArrivesAndIsReleased(executeOn: DeliveryContext) async {
         let bus = EventBus(label: "E1-layouts")
         let received = CoreRecorder<String>()
         var handles = [
@@ -56,7 +56,7 @@ struct EventableTests {
         #expect(received.values.filter { $0.hasPrefix("large") } == ["large 10 l0", "large 11 l1", "large 12 l2"])
         #expect(received.values.filter { $0.hasPrefix("carrying") }.last == "carrying 2")
         #expect(released.allSatisfy { $0.payload == nil }, "every payload is released once its event was handled")
-        for handle in handles { handle.remove() }
+        for handle in handles { handle.cancel() }
         handles.removeAll()
     }
 
@@ -79,8 +79,8 @@ struct EventableTests {
         #expect(ints.values == [1, 2])
         #expect(strings.values == ["one"])
         #expect(bus.statistics.undelivered == 1)
-        intHandle.remove()
-        stringHandle.remove()
+        intHandle.cancel()
+        stringHandle.cancel()
     }
 
     @Test("E2: two types with the same name in different scopes are different routes")
@@ -92,7 +92,7 @@ struct EventableTests {
         First.Ping().queue(on: bus)
         #expect(firsts.count == 1)
         #expect(bus.statistics.undelivered == 1)
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("E3: every delivery carries its priority, method and a monotonic dispatch time")
@@ -124,7 +124,7 @@ struct EventableTests {
         }
         let times = byIndex.map(\.1.dispatchTime)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "dispatch order is dispatch-time order")
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("E3: a scheduled event's dispatch time is its due time, and its scheduled time is present")
@@ -146,7 +146,7 @@ struct EventableTests {
         #expect(metadata.method == .stack)
         #expect(metadata.scheduledTime.map { $0 >= scheduledAround && $0 < due } == true)
         #expect(deliveredAt >= due, "never delivered before it is due")
-        handle.remove()
+        handle.cancel()
     }
 }
 

@@ -21,12 +21,12 @@ struct InheritedIsolationTests {
 
         init(bus: EventBus) {
             handles.append(
-                bus.listen(Reading.self, owner: self) { [weak self] reading, _ in
-                    self?.record(reading.value)
+                bus.listen(Reading.self, owner: self) { owner, reading in
+                    owner.record(reading.value)
                 })
             handles.append(
-                bus.addListener(Reading.self, owner: self) { [weak self] reading, _, _ in
-                    self?.record(reading.value)
+                bus.listen(Reading.self, owner: self) { owner, reading, _ in
+                    owner.record(reading.value)
                 })
             handles.append(Reading.addListener(self, onReading, on: bus))
         }
@@ -117,7 +117,7 @@ struct InheritedIsolationTests {
         for value in 0..<50 { Reading(value: value).queue(on: bus) }
         await bus.drain()
         #expect(await tally.values == Array(0..<50))
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("a closure written in nonisolated code runs in the caller's context as before; synchronous stays synchronous")
@@ -132,7 +132,7 @@ struct InheritedIsolationTests {
         #expect(seen.values.contains(-1))
         await bus.drain()
         #expect(seen.values.sorted() == [-1, 1])
-        handle.remove()
-        synchronous.remove()
+        handle.cancel()
+        synchronous.cancel()
     }
 }

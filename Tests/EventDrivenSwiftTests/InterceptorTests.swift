@@ -143,8 +143,8 @@ struct InterceptorTests {
 
     @Test(
         "M4: the ServiceContext current at dispatch is current around the handler, on every kind of receiver",
-        arguments: [ExecuteEventOn.listenerThread, .taskThread, .synchronous, .requesterThread])
-    func contextTravels(executeOn: ExecuteEventOn) async {
+        arguments: [DeliveryContext.listenerThread, .taskThread, .synchronous, .requesterThread])
+    func contextTravels(executeOn: DeliveryContext) async {
         let bus = EventBus(label: "m4", propagatesServiceContext: true)
         let seen = CoreRecorder<String?>()
         let done = DispatchSemaphore(value: 0)

@@ -55,8 +55,8 @@ struct IsolatedMethodTests {
         await bus.drain()
         #expect(model.offMain == 0)
         #expect(model.ticks == (0..<100).flatMap { [$0, $0] })
-        handle.remove()
-        other.remove()
+        handle.cancel()
+        other.cancel()
     }
 
     @Test("a method of a class isolated to another global actor runs on that actor")
@@ -67,7 +67,7 @@ struct IsolatedMethodTests {
         for value in 0..<50 { Tick(value: value).queue(on: bus) }
         await bus.drain()
         #expect(await model.ticks == Array(0..<50))
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("a nonisolated method keeps its executeOn: .synchronous runs it before dispatch returns")
@@ -81,8 +81,8 @@ struct IsolatedMethodTests {
         Tick(value: 2).queue(on: bus)
         await bus.drain()
         #expect(plain.ticks.values.sorted() == [1, 2, 2])
-        handle.remove()
-        queued.remove()
+        handle.cancel()
+        queued.cancel()
     }
 
     @Test("the owner is held weakly: once freed, its method is not called and the listener goes")

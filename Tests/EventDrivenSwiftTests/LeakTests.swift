@@ -82,7 +82,7 @@ struct LeakTests {
                 default: handle = thread.addEventCallback(Ping.self) { (_: Ping, _: EventMetadata) in }
                 }
                 if cycle % 100 == 0 { bus.queue(Ping(value: -1)) }
-                handle.remove()
+                handle.cancel()
             }
             await bus.drain()
             #expect(bus.subscriberCount(for: Ping.self) == 4)

@@ -23,10 +23,10 @@ struct ListenerTests {
         #expect(values.map(\.0) == [7, 8])
         #expect(values.map(\.1) == [.high, .normal])
         #expect(values.allSatisfy { $0.2 >= before && $0.2 <= DispatchTime.now() })
-        handle.remove()
+        handle.cancel()
         Ping(value: 9).queue(on: bus)
         await bus.drain()
-        #expect(seen.count == 2, "remove() stops deliveries")
+        #expect(seen.count == 2, "cancel() stops deliveries")
         #expect(bus.subscriberCount(for: Ping.self) == 0)
     }
 
@@ -64,7 +64,7 @@ struct ListenerTests {
         Ping(value: 1).queue(on: bus)
         await bus.drain()
         #expect(seen.values == [1], "the listener is still alive and delivering")
-        handle?.remove()
+        handle?.cancel()
         handle = nil
         #expect(weakOwner == nil, "removing the listener releases the owner")
     }
@@ -104,7 +104,7 @@ struct ListenerTests {
         #expect(Array(values.values.suffix(5_000)) == Array(5_000..<10_000), "one producer's events in order")
         #expect(overlap.maximumOverlap == 1, "one callback at a time")
         #expect(onMain.count == 0)
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("L3: contexts of their own share the global queue's threads and each stays serial and in order")
@@ -141,7 +141,7 @@ struct ListenerTests {
             #expect(probes[index].maximumOverlap == 1, "context \(index) ran one callback at a time")
             #expect(joined[index].count == more, "the late listener of context \(index) got the later events")
         }
-        for handle in handles + lateHandles.values { handle.remove() }
+        for handle in handles + lateHandles.values { handle.cancel() }
     }
 
     @Test("L4: .listenerThread delivers in order on the bus's one listener thread")
@@ -160,8 +160,8 @@ struct ListenerTests {
         #expect(values.values == Array(0..<10_000))
         #expect(Set(threads.values).count == 1, "every .listenerThread listener of the bus shares one thread")
         #expect(threads.values.first != coreThreadID())
-        first.remove()
-        second.remove()
+        first.cancel()
+        second.cancel()
     }
 
     @Test("L4: .taskThread delivers every event exactly once")
@@ -173,7 +173,7 @@ struct ListenerTests {
         await bus.drain()
         #expect(values.values.sorted() == Array(0..<1_000))
         #expect(bus.statistics.delivered == 1_000)
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("L5: .latestOnly with a backlog sees only the newest event and counts the rest as superseded")
@@ -198,8 +198,8 @@ struct ListenerTests {
         Ping(value: 7).stack(on: bus)
         await bus.drain()
         #expect(seen.values == [5, 6, 7])
-        gateHandle.remove()
-        handle.remove()
+        gateHandle.cancel()
+        handle.cancel()
     }
 
     @Test("L6: .youngerThan skips events older than maximumAge at delivery; 0 means no limit")
@@ -225,9 +225,9 @@ struct ListenerTests {
         #expect(bus.statistics.expired == 5)
         #expect(unlimited.values == Array(0..<5))
         #expect(generous.values == Array(0..<5))
-        strictHandle.remove()
-        unlimitedHandle.remove()
-        generousHandle.remove()
+        strictHandle.cancel()
+        unlimitedHandle.cancel()
+        generousHandle.cancel()
     }
 
     @Test("L7: .custom passes event, priority and dispatch time to the filter and delivers what it accepts")
@@ -246,10 +246,10 @@ struct ListenerTests {
         #expect(owner.seen.values == [10, 50])
         #expect(filterSaw.values == [.low, .low, .low, .low])
         #expect(bus.statistics.filtered == 2)
-        handle.remove()
+        handle.cancel()
     }
 
-    @Test("L8: remove() from another thread during delivery skips every delivery not yet started")
+    @Test("L8: cancel() from another thread during delivery skips every delivery not yet started")
     func removeFromAnotherThread() async {
         let bus = EventBus(label: "L8")
         let gate = CoreGate()
@@ -260,7 +260,7 @@ struct ListenerTests {
         }
         for value in 0..<10 { Ping(value: value).queue(on: bus) }
         await gate.waitUntilEntered()
-        await coreOnPlainThread { handle.remove() }
+        await coreOnPlainThread { handle.cancel() }
         #expect(!handle.isActive)
         gate.open()
         await bus.drain()
@@ -268,7 +268,7 @@ struct ListenerTests {
         #expect(bus.statistics.discarded == 9, "skipped deliveries are counted")
     }
 
-    @Test("L8: remove() from inside the callback makes a one-shot listener")
+    @Test("L8: cancel() from inside the callback makes a one-shot listener")
     func removeFromInsideCallback() async {
         let bus = EventBus(label: "L8-self")
         let seen = CoreRecorder<Int>()
@@ -280,13 +280,13 @@ struct ListenerTests {
         handles.append(
             bus.listen(Ping.self, executeOn: .listenerThread) { event, _ in
                 seen.append(event.value)
-                for handle in handles.values { handle.remove() }
+                for handle in handles.values { handle.cancel() }
             })
         for value in 0..<10 { Ping(value: value).queue(on: bus) }
         gate.open()
         await bus.drain()
         #expect(seen.values == [0])
-        gateHandle.remove()
+        gateHandle.cancel()
     }
 }
 

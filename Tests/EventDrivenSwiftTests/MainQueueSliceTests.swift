@@ -90,7 +90,7 @@ struct MainQueueSliceTests {
         let delivered = await eventually(within: 300) { order.received == count }
         let (worst, fires) = gaps.worstUntilNow()
         timer.cancel()
-        handle.remove()
+        handle.cancel()
         return (worst, fires, delivered && order.received == count && order.outOfOrder == 0)
     }
 

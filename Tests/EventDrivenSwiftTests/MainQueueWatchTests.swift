@@ -77,6 +77,6 @@ struct MainQueueWatchTests {
             #expect(warnings.last?.text.contains(String(reflecting: Ping.self)) == true)
         }
         #expect(bus.statistics.delivered == 2)
-        handle.remove()
+        handle.cancel()
     }
 }

@@ -25,7 +25,7 @@ struct Migration52ListenerTests {
         #expect(viewModel.temperatures == (0..<50).map(Float.init))
         let deliveries = viewModel.deliveries.values
         #expect(deliveries.allSatisfy { $0.onMainQueue }, "registered from @MainActor code: on the main actor")
-        listenerHandle.remove()
+        listenerHandle.cancel()
     }
 
     @Test("interestedIn: .custom, customFilter: gets event, priority and dispatch time, and decides per event")
@@ -46,7 +46,7 @@ struct Migration52ListenerTests {
         #expect(filtered.map(\.temperature) == [40, 60, 50, 51])
         #expect(filtered.allSatisfy { $0.priority == .low && $0.dispatchTime >= before && $0.dispatchTime <= after })
         #expect(bus.statistics.filtered == 2)
-        listenerHandle.remove()
+        listenerHandle.cancel()
     }
 
     @Test("addListener(…, executeOn: .listenerThread) runs on the bus's one listener thread, in order")
@@ -65,8 +65,8 @@ struct Migration52ListenerTests {
         let threads = Set((viewModel.deliveries.values + other.deliveries.values).map(\.thread))
         #expect(threads.count == 1, "every .listenerThread listener of the bus shares one thread")
         #expect(!threads.contains(coreThreadID()))
-        listenerHandle.remove()
-        otherHandle.remove()
+        listenerHandle.cancel()
+        otherHandle.cancel()
     }
 
     @Test("addListener(…, executeOn: .taskThread) runs each callback in a task")
@@ -79,10 +79,10 @@ struct Migration52ListenerTests {
         await bus.drain()
         #expect(viewModel.temperatures.sorted() == (0..<100).map(Float.init))
         #expect(viewModel.deliveries.values.allSatisfy { $0.inTask })
-        listenerHandle.remove()
+        listenerHandle.cancel()
     }
 
-    @Test("listenerHandle.remove() stops the listener; cancel() is its native name")
+    @Test("listenerHandle.cancel() stops the listener; cancel() is its native name")
     func removeListener() async {
         let bus = EventBus(label: "migration52-remove")
         let viewModel = TemperatureRatingViewModel()
@@ -92,7 +92,7 @@ struct Migration52ListenerTests {
         let otherHandle = TemperatureRatingEvent.addListener(
             other, other.onTemperatureRatingEvent, executeOn: .synchronous, on: bus)
         TemperatureRatingEvent(temperatureInCelsius: 1).queue(on: bus)
-        listenerHandle?.remove()
+        SeedSpellings.remove(listenerHandle)  // `listenerHandle?.remove()`, deprecated
         otherHandle.cancel()
         TemperatureRatingEvent(temperatureInCelsius: 2).queue(on: bus)
         await bus.drain()
@@ -121,8 +121,8 @@ struct Migration52ListenerTests {
         await bus.drain()
         #expect(viewModel.temperatures == [13])
         #expect(bus.statistics.superseded == 3)
-        hold.remove()
-        listenerHandle.remove()
+        hold.cancel()
+        listenerHandle.cancel()
     }
 
     @Test(
@@ -150,9 +150,9 @@ struct Migration52ListenerTests {
         #expect(viewModel.temperatures == [2])
         #expect(native.temperatures == [2], "the native form means the same")
         #expect(bus.statistics.expired == 2)
-        probe.remove()
-        listenerHandle.remove()
-        nativeHandle.remove()
+        probe.cancel()
+        listenerHandle.cancel()
+        nativeHandle.cancel()
     }
 }
 

@@ -70,8 +70,10 @@ struct Migration52Tests {
             at: DispatchTime.now() + TimeInterval().advanced(by: 3_600), priority: .highest)
         let handle = temperatureEvent.scheduleQueue(
             at: DispatchTime.now() + TimeInterval().advanced(by: 0.02), priority: .highest)
-        #expect(cancelled.cancel())
-        #expect(!cancelled.cancel(), "a handle cancels once")
+        cancelled.cancel()
+        #expect(cancelled.isCancelled)
+        cancelled.cancel()
+        #expect(cancelled.isCancelled && !cancelled.hasFired, "a second cancel changes nothing")
         await coreWait(processor.arrived)
         await coreWait(probe.probed)  // the synchronous listener and the processor's thread run independently
         let received = processor.received.values
@@ -80,7 +82,7 @@ struct Migration52Tests {
         #expect(received.first?.dispatchTime == handle.dueTime, "a scheduled event's dispatch time is its due time")
         #expect(probe.methods.values == [.queue])
         #expect(cancelled.isCancelled && !cancelled.hasFired)
-        probe.remove()
+        probe.cancel()
         processor.cancel()
     }
 
@@ -96,7 +98,7 @@ struct Migration52Tests {
         #expect(processor.received.values.first?.priority == .highest)
         #expect(processor.received.values.first?.dispatchTime == handle.dueTime)
         #expect(probe.methods.values == [.stack])
-        probe.remove()
+        probe.cancel()
         processor.cancel()
     }
 
@@ -127,8 +129,8 @@ struct Migration52Tests {
         #expect(tokens[0] != tokens[1])
         TemperatureEvent(temperatureInCelsius: 1).queue(on: bus)
         await bus.drain()
-        processor.removeEventCallback(first)
-        second.remove()
+        SeedSpellings.removeEventCallback(first, from: processor)  // deprecated
+        second.cancel()
         #expect(!first.isActive && !second.isActive)
         TemperatureEvent(temperatureInCelsius: 2).queue(on: bus)
         await bus.drain()
@@ -208,7 +210,7 @@ extension Migration52Tests {
             }
         }
 
-        func remove() { handle.remove() }
+        func cancel() { handle.cancel() }
     }
 
     /// Holds a processor in its callback, so that what is dispatched meanwhile waits.

@@ -30,7 +30,7 @@ struct MigrationCausalityTests {
         EventCentral.shared.publish(MyEvents.aTriggerEvent)
         await EventCentral.shared.drain()
         #expect(triggered.count == 1, "only the shared bus's trigger reaches it")
-        subscription.unsubscribe()
+        subscription.cancel()
     }
 
     @Test("EventCentral.shared.publish(aTriggerEvent) signals the channel without a message")
@@ -42,7 +42,7 @@ struct MigrationCausalityTests {
         EventCentral.shared.publish(MyEvents.aTriggerEvent)
         await EventCentral.shared.drain()
         #expect(triggered.count == 2, "one per publish after subscribing")
-        subscription.unsubscribe()
+        subscription.cancel()
     }
 
     @Test("struct InterestingMessage: Sendable is all a message needs")
@@ -84,10 +84,10 @@ struct MigrationCausalityTests {
         bus.publish(MyEvents.myInterestingEvent, InterestingMessage(string: "Hello", number: 42))
         await bus.drain()
         #expect(received.values == [InterestingMessage(string: "Hello", number: 42)])
-        subscription.unsubscribe()
+        subscription.cancel()
     }
 
-    @Test("bus.unsubscribe(subscription) or subscription.unsubscribe() ends a subscription")
+    @Test("bus.unsubscribe(subscription) or subscription.unsubscribe() ends a subscription, as cancel() does")
     func unsubscribe() async {
         let bus = EventBus(label: "causality-unsubscribe")
         let first = CoreRecorder<String>()
@@ -96,8 +96,8 @@ struct MigrationCausalityTests {
         let two = bus.subscribe(MyEvents.myStringEvent) { second.append($0) }
         bus.publish(MyEvents.myStringEvent, "before")
         await bus.drain()
-        bus.unsubscribe(one)
-        two.unsubscribe()
+        SeedSpellings.unsubscribe(one, on: bus)  // `bus.unsubscribe(one)`, deprecated
+        SeedSpellings.unsubscribe(two)  // `two.unsubscribe()`, deprecated
         bus.publish(MyEvents.myStringEvent, "after")
         await bus.drain()
         #expect(first.values == ["before"] && second.values == ["before"])
@@ -146,7 +146,7 @@ struct MigrationCausalityTests {
         await bus.drain()
         #expect(seen.values == [full, hurt])
         #expect(bus.value(of: GameStates.playerState1) == hurt)
-        subscription.unsubscribe()
+        subscription.cancel()
     }
 
     @Test("hasState is bus.value(of:) != nil: false until set, true after")

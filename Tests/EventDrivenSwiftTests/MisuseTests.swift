@@ -16,7 +16,7 @@ struct MisuseTests {
         #expect(!handle.isActive)
         #expect(bus.subscriberCount(for: Misfire.self) == 0)
         #expect(errors.values == [handle.registrationError!])
-        handle.remove()  // harmless on a failed registration
+        handle.cancel()  // harmless on a failed registration
         Misfire().queue(on: bus)
         #expect(bus.statistics.undelivered == 1)
     }

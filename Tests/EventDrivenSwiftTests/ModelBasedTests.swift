@@ -311,7 +311,7 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
         case .subscribe(let kind):
             receivers.append(subscribe(kind))
         case .unsubscribe(let index):
-            receivers[index].handle?.remove()
+            receivers[index].handle?.cancel()
             deactivate(receivers[index])
         case .releaseOwner(let index):
             receivers[index].owner = nil
@@ -363,7 +363,7 @@ final class ModelRun: @unchecked Sendable {  // used by one test task at a time
         let bus = self.bus
         let newcomer = LockedValue<ModelReceiver?>(nil)
         let change: @Sendable () -> Void = { [self] in
-            removed?.handle?.remove()
+            removed?.handle?.cancel()
             if case .subscribe(let kind) = churn { newcomer.withLock { $0 = self.subscribe(kind) } }
             if case .scalePool(let index, let target) = churn {
                 self.coverage.scalesDuringBursts += 1

@@ -38,7 +38,7 @@ struct OwnerDeinitTests {
                 var owners: [Owner?] = Array(repeating: nil, count: 32)
                 for round in 0..<rounds {
                     let owner = Owner()
-                    let handle = bus.addListener(Tick.self, owner: owner, executeOn: .synchronous) { _, _, _ in }
+                    let handle = bus.listen(Tick.self, owner: owner, executeOn: .synchronous) { _, _ in }
                     owner.handle.withLock { $0 = handle }
                     // Frees the owner of 32 rounds ago: its deinit cancels its listener.
                     owners[round % owners.count] = owner

@@ -159,7 +159,7 @@ extension ReadmeContractTests {
     class ThreadListenerViewModel: TemperatureRatingViewModel, @unchecked Sendable {
         override init() {
             super.init()
-            listenerHandle?.remove()
+            listenerHandle?.cancel()
             listenerHandle = TemperatureRatingEvent.addListener(
                 self, onTemperatureRatingEvent, executeOn: .listenerThread)
         }
@@ -168,7 +168,7 @@ extension ReadmeContractTests {
     class TaskListenerViewModel: TemperatureRatingViewModel, @unchecked Sendable {
         override init() {
             super.init()
-            listenerHandle?.remove()
+            listenerHandle?.cancel()
             listenerHandle = TemperatureRatingEvent.addListener(self, onTemperatureRatingEvent, executeOn: .taskThread)
         }
     }
@@ -178,7 +178,7 @@ extension ReadmeContractTests {
     class LatestOnlyViewModel: TemperatureRatingViewModel, @unchecked Sendable {
         override init() {
             super.init()
-            listenerHandle?.remove()
+            listenerHandle?.cancel()
             listenerHandle = TemperatureRatingEvent.addListener(
                 self, onTemperatureRatingEvent, interestedIn: .latestOnly)
         }
@@ -189,7 +189,7 @@ extension ReadmeContractTests {
     class MaximumAgeViewModel: TemperatureRatingViewModel, @unchecked Sendable {
         override init() {
             super.init()
-            listenerHandle?.remove()
+            listenerHandle?.cancel()
             listenerHandle = TemperatureRatingEvent.addListener(
                 self, onTemperatureRatingEvent, interestedIn: .youngerThan, maximumAge: 1 * 1_000_000_000)
         }
@@ -208,7 +208,7 @@ extension ReadmeContractTests {
 
         override init() {
             super.init()
-            listenerHandle?.remove()
+            listenerHandle?.cancel()
             listenerHandle = TemperatureRatingEvent.addListener(
                 self, onTemperatureRatingEvent, interestedIn: .custom, customFilter: onTemperatureRatingEventFilter)
         }
@@ -269,7 +269,7 @@ struct ReadmeContractTests {
         #expect(thermometer.readings == [23.25, 25.5, 23.25, 23.25])
         #expect(viewModel.temperatureRating == .hot)
 
-        viewModel.listenerHandle?.remove()
+        viewModel.listenerHandle?.cancel()
         temperatureProcessor.cancel()
     }
 
@@ -305,15 +305,15 @@ struct ReadmeContractTests {
         display.cancel()
     }
 
-    @Test("README: EventListener on .listenerThread and .taskThread, and listenerHandle.remove()")
+    @Test("README: EventListener on .listenerThread and .taskThread, and listenerHandle.cancel()")
     func listenerModes() async {
         let onThread = ThreadListenerViewModel()
         let onTask = TaskListenerViewModel()
         TemperatureRatingEvent(temperatureInCelsius: 12, temperatureRating: .chilly).queue()
         await EventCentral.shared.drain()
         #expect(onThread.temperatureRating == .chilly && onTask.temperatureRating == .chilly)
-        onThread.listenerHandle?.remove()
-        onTask.listenerHandle?.remove()
+        onThread.listenerHandle?.cancel()
+        onTask.listenerHandle?.cancel()
         TemperatureRatingEvent(temperatureInCelsius: 2, temperatureRating: .reallyCold).queue()
         await EventCentral.shared.drain()
         #expect(onThread.temperatureInCelsius == 12 && onTask.temperatureInCelsius == 12)
@@ -326,7 +326,7 @@ struct ReadmeContractTests {
         #expect(EventCentral.shared.subscriberCount(for: TemperatureRatingEvent.self) == before + 1)
         // The README registers the bound method `onTemperatureRatingEvent`, which keeps the view
         // model alive until the handle is removed (see the unapplied-method overload).
-        viewModel?.listenerHandle?.remove()
+        viewModel?.listenerHandle?.cancel()
         weak let weakViewModel = viewModel
         viewModel = nil
         #expect(weakViewModel == nil)
@@ -355,9 +355,9 @@ struct ReadmeContractTests {
         await EventCentral.shared.drain()
         #expect(viewModel.temperatureInCelsius == 13)
         #expect(viewModel.calls == 1, "of the four pending events only the newest ran")
-        hold.remove()
-        create.remove()
-        viewModel.listenerHandle?.remove()
+        hold.cancel()
+        create.cancel()
+        viewModel.listenerHandle?.cancel()
     }
 
     @Test("README: Maximum Age interest delivers events younger than a second")
@@ -366,7 +366,7 @@ struct ReadmeContractTests {
         TemperatureRatingEvent(temperatureInCelsius: 18, temperatureRating: .warm).queue()
         await EventCentral.shared.drain()
         #expect(viewModel.temperatureRating == .warm)
-        viewModel.listenerHandle?.remove()
+        viewModel.listenerHandle?.cancel()
     }
 
     @Test("README: Custom Event Filtering ignores temperatures above 50")
@@ -376,7 +376,7 @@ struct ReadmeContractTests {
         TemperatureRatingEvent(temperatureInCelsius: 60, temperatureRating: .reallyHot).queue()
         await EventCentral.shared.drain()
         #expect(viewModel.temperatureInCelsius == 40)
-        viewModel.listenerHandle?.remove()
+        viewModel.listenerHandle?.cancel()
     }
 }
 

@@ -56,7 +56,7 @@ struct ReflectionTests {
         #expect(reflect(bus).dumped.contains("delivered: 1"))
         // What a user's failing expectation does: it reflects the operands.
         withKnownIssue { #expect(bus.isShutDown) }
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("Issue 12 §3.9: EventThread and UIEventThread reflect as their class, bus and pending work")
@@ -118,14 +118,14 @@ struct ReflectionTests {
         let listener = bus.listen(Ping.self, executeOn: .synchronous) { _, _ in }
         expectReflects(listener, showing: ["active"], labels: ["token", "isActive", "registrationError"])
         withKnownIssue { #expect(!listener.isActive) }
-        listener.remove()
+        listener.cancel()
         #expect(String(describing: listener).contains("inactive"))
 
         let channel = EventChannel<Int>(label: "reflected")
         let subscription = bus.subscribe(channel) { (_: Int) in }
         expectReflects(subscription, showing: ["active"], labels: ["isActive"])
         withKnownIssue { #expect(!subscription.isActive) }
-        subscription.unsubscribe()
+        subscription.cancel()
         #expect(String(describing: subscription).contains("ended"))
     }
 

@@ -15,7 +15,7 @@ struct RegistrationConcurrencyTests {
         let steadyHandle = bus.listen(Beat.self, executeOn: .listenerThread) { _, _ in steady.increment() }
         let perProducer = coreUnderThreadSanitizer ? 2_000 : 20_000
         let rounds = coreUnderThreadSanitizer ? 200 : 2_000
-        let modes: [ExecuteEventOn] = [.requesterThread, .listenerThread, .taskThread, .synchronous]
+        let modes: [DeliveryContext] = [.requesterThread, .listenerThread, .taskThread, .synchronous]
         await coreOnThreads(4) { worker in
             if worker < 2 {
                 for index in 0..<perProducer { Beat(value: index).queue(on: bus) }
@@ -26,14 +26,14 @@ struct RegistrationConcurrencyTests {
                         interestedIn: round.isMultiple(of: 3) ? .latestOnly : .all
                     ) { _, _ in churned.increment() }
                     if round.isMultiple(of: 2) { Beat(value: -1).stack(on: bus) }
-                    handle.remove()
+                    handle.cancel()
                 }
             }
         }
         await bus.drain()
         #expect(steady.count == 2 * perProducer + rounds, "every event reached the steady listener once")
         #expect(bus.subscriberCount(for: Beat.self) == 1, "only the steady listener is left")
-        steadyHandle.remove()
+        steadyHandle.cancel()
     }
 
     @Test("R6: handlers subscribe and unsubscribe from inside their own deliveries")
@@ -48,13 +48,13 @@ struct RegistrationConcurrencyTests {
             let previous = inner.values.last
             inner.append(
                 bus.listen(Echo.self, executeOn: .synchronous) { _, _ in innerCalls.increment() })
-            previous?.remove()
+            previous?.cancel()
             Echo().queue(on: bus)
         }
         let synchronous = bus.listen(Beat.self, executeOn: .synchronous) { event, _ in
             // A synchronous handler registers and removes on the dispatching thread, mid-dispatch.
             let temporary = bus.listen(Echo.self, executeOn: .synchronous) { _, _ in }
-            temporary.remove()
+            temporary.cancel()
         }
         await coreOnThreads(2) { worker in
             for index in 0..<500 { Beat(value: worker * 1_000 + index).queue(on: bus) }
@@ -63,9 +63,9 @@ struct RegistrationConcurrencyTests {
         #expect(outerCalls.count == 1_000)
         #expect(innerCalls.count == 1_000, "each echo reached exactly the one inner listener registered for it")
         #expect(bus.subscriberCount(for: Echo.self) == 1)
-        outer.remove()
-        synchronous.remove()
-        for handle in inner.values { handle.remove() }
+        outer.cancel()
+        synchronous.cancel()
+        for handle in inner.values { handle.cancel() }
         #expect(bus.subscriberCount(for: Echo.self) == 0 && bus.subscriberCount(for: Beat.self) == 0)
     }
 }

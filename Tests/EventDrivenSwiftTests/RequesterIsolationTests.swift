@@ -51,7 +51,7 @@ struct RequesterIsolationTests {
         await coreWait(arrived)
         releaseMain.signal()
         #expect(bus.statistics.delivered == 1)
-        for handle in handles.values { handle.remove() }
+        for handle in handles.values { handle.cancel() }
     }
 
     @Test("L3: registered from @MainActor code, a listener runs on the main actor, in order")
@@ -69,7 +69,7 @@ struct RequesterIsolationTests {
         await bus.drain()
         #expect(values.values == Array(0..<100))
         #expect(onMain.values.allSatisfy { $0 } && onMain.count == 100)
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("L3: a @MainActor owner's bound method runs on the main actor wherever it was registered from")
@@ -81,7 +81,7 @@ struct RequesterIsolationTests {
         for value in 0..<10 { Ping(value: value).queue(on: bus) }
         await bus.drain()
         #expect(await model.values == Array(0..<10))
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("L3: registered from an actor, a listener runs isolated to that actor, in order")
@@ -93,7 +93,7 @@ struct RequesterIsolationTests {
         for value in 0..<100 { Ping(value: value).queue(on: bus) }
         await bus.drain()
         #expect(await counter.values == Array(0..<100))
-        handle.remove()
+        handle.cancel()
     }
 
     @Test(
@@ -116,7 +116,7 @@ struct RequesterIsolationTests {
         #expect(warnings.count == 1)
         #expect(warnings.first?.text.contains(String(reflecting: Ping.self)) == true)
         #expect(bus.statistics.delivered == 2)
-        handle.remove()
+        handle.cancel()
     }
 }
 

@@ -35,8 +35,9 @@ struct SchedulingTests {
         #expect(delivery.deliveredAt >= due, "at or after the due time")
         #expect(delivery.metadata.priority == .highest && delivery.metadata.method == .queue)
         #expect(scheduled.hasFired && !scheduled.isCancelled)
-        #expect(!scheduled.cancel(), "a fired event can no longer be cancelled")
-        handle.remove()
+        scheduled.cancel()
+        #expect(scheduled.hasFired && !scheduled.isCancelled, "a fired event can no longer be cancelled")
+        handle.cancel()
     }
 
     @Test("S1: scheduled events fire in due order, whatever order they were scheduled in")
@@ -54,7 +55,7 @@ struct SchedulingTests {
         Alarm(name: "second").scheduleStack(at: now + .milliseconds(30), on: bus, priority: .low)
         await coreWait(allArrived)
         #expect(names.values == ["first", "second", "third"])
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("S1: an event scheduled in the past fires at once")
@@ -65,7 +66,7 @@ struct SchedulingTests {
         Alarm(name: "late").scheduleQueue(at: DispatchTime(uptimeNanoseconds: 1), on: bus)
         await coreWait(arrived)
         #expect(bus.statistics.delivered == 1)
-        handle.remove()
+        handle.cancel()
     }
 
     @Test("S2: cancel() before the due time prevents the dispatch")
@@ -81,13 +82,15 @@ struct SchedulingTests {
         let cancelled = Alarm(name: "cancelled").scheduleQueue(at: now + .milliseconds(20), on: bus)
         // Due after the cancelled one: once it arrives, the cancelled one would have fired too.
         Alarm(name: "kept").scheduleQueue(at: now + .milliseconds(40), on: bus)
-        #expect(cancelled.cancel())
-        #expect(cancelled.isCancelled && !cancelled.hasFired)
-        #expect(!cancelled.cancel(), "cancelling twice reports that nothing changed")
+        #expect(cancelled.isActive)
+        cancelled.cancel()
+        #expect(cancelled.isCancelled && !cancelled.hasFired && !cancelled.isActive)
+        cancelled.cancel()
+        #expect(cancelled.isCancelled && !cancelled.hasFired, "cancelling twice changes nothing")
         await coreWait(arrived)
         #expect(names.values == ["kept"])
         #expect(!cancelled.hasFired)
-        handle.remove()
+        handle.cancel()
     }
 }
 

@@ -70,7 +70,7 @@ struct ShutdownAccountingTests {
                     started.signal()
                     while !bus.isShutDown {
                         let handle = bus.listen(Churn.self, executeOn: .listenerThread) { _, _ in }
-                        handle.remove()
+                        handle.cancel()
                     }
                     return
                 }

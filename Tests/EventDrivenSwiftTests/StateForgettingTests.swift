@@ -42,7 +42,7 @@ struct StateForgettingTests {
                 released = key
                 let state = EventState<Int>(label: "player", key: key)
                 let subscription = bus.subscribe(state, on: context) { _ in }
-                subscription.unsubscribe()
+                subscription.cancel()
             }
             await bus.drain()
             #expect(released == nil, "\(context)")
@@ -60,7 +60,7 @@ struct StateForgettingTests {
         bus.removeValue(of: state)
         bus.set(state, to: 1)
         #expect(seen.values == [1, 1])
-        subscription.unsubscribe()
+        subscription.cancel()
         #expect(bus.value(of: state) == 1)
         bus.removeValue(of: state)
         #expect(bus.value(of: state) == nil)
@@ -82,7 +82,7 @@ struct StateForgettingTests {
             group.addTask {
                 // Each subscription that ends may forget the state; a value set just before
                 // must survive it.
-                for _ in 0..<rounds { bus.subscribe(state, on: .synchronous) { _ in }.unsubscribe() }
+                for _ in 0..<rounds { bus.subscribe(state, on: .synchronous) { _ in }.cancel() }
             }
             group.addTask {
                 for round in 1...rounds {
@@ -99,7 +99,7 @@ struct StateForgettingTests {
                     // A subscriber registered in a cell that was forgotten would miss this.
                     bus.set(state, to: -1)
                     if !seen.values.contains(-1) { lost.append(-1) }
-                    subscription.unsubscribe()
+                    subscription.cancel()
                 }
             }
         }

@@ -44,7 +44,7 @@ struct StateTests {
         bus.set(GameStates.playerState2, to: hurt)
         await bus.drain()
         #expect(seen.values == [info, hurt])
-        bus.unsubscribe(subscription)
+        subscription.cancel()
     }
 
     @Test("C3: README user name state with a String value")
@@ -176,7 +176,7 @@ struct StateTests {
         let seen = CoreRecorder<PlayerInfo>()
         let subscription = bus.subscribe(GameStates.playerState1) { subscription, state in
             seen.append(state)
-            subscription.unsubscribe()
+            subscription.cancel()
         }
         bus.set(GameStates.playerState1, to: PlayerInfo(numberOfLives: 3, health: 75, armor: 10))
         bus.set(GameStates.playerState1, to: PlayerInfo(numberOfLives: 2, health: 75, armor: 10))
@@ -193,7 +193,7 @@ struct StateTests {
         let subscription = bus.subscribe(state) { seen.append($0) }
         bus.set(state, to: 1)
         await bus.drain()
-        bus.unsubscribe(subscription)
+        subscription.cancel()
         bus.set(state, to: 2)
         bus.set(state, to: 3)
         await bus.drain()

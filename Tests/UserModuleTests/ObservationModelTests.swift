@@ -15,9 +15,9 @@ struct OutsideReading: Eventable {
     @ObservationIgnored private var handle: EventListenerHandle?
 
     init(bus: EventBus) {
-        // The owner is held weakly; once it is freed, the listener goes.
-        handle = bus.addListener(OutsideReading.self, owner: self) { @MainActor [weak self] event, _, _ in
-            self?.celsius = event.celsius
+        // The owner is held weakly and handed to the closure; once it is freed, the listener goes.
+        handle = bus.listen(OutsideReading.self, owner: self) { owner, event in
+            owner.celsius = event.celsius
         }
     }
 }

@@ -82,7 +82,7 @@ struct UserModuleTests {
         await bus.drain()
         #expect(processor.readings.all.count == 3)
         #expect(display.shown.all.count == 3)
-        handle.remove()
+        handle.cancel()
         #expect(processor.cancel() == 0)
         let tally = Tally()
         tally.bump()
@@ -144,7 +144,7 @@ struct UserModuleTests {
         let received = Readings()
         let subscription = bus.subscribe(channel, on: .synchronous) { (_: String) in received.append(1) }
         bus.publish(channel, "hello")
-        subscription.unsubscribe()
+        subscription.cancel()
         let mode = EventState<Int>(label: "mode")
         _ = bus.set(mode, to: 2)
         #expect(bus.value(of: mode) == 2)

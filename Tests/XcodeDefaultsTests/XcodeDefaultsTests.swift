@@ -30,15 +30,41 @@ nonisolated final class ReadingProcessor: EventThread, @unchecked Sendable {  //
     }
 }
 
+// A UIEventThread subclass is `nonisolated` and restates `@unchecked Sendable` too, for the same
+// reasons as the EventThread subclass above: it overrides EventThread's nonisolated
+// `init(bus:)` and `registerEventListeners()`, and without the restatement Swift warns that it
+// "must restate inherited '@unchecked Sendable' conformance". Its callbacks run on the main
+// actor, so they may touch main-actor state inside `MainActor.assumeIsolated`, which checks it.
+nonisolated final class ReadingScreen: UIEventThread, @unchecked Sendable {  // state is the lock-guarded `shown`
+    let shown = LockedValue<[Double]>([])
+
+    override func registerEventListeners() {
+        addEventCallback(onReading, forEventType: Reading.self)
+    }
+
+    func onReading(_ event: Reading, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+        let celsius = event.celsius
+        MainActor.assumeIsolated { Dashboard.shared.celsius = celsius }
+        shown.withLock { $0.append(celsius) }
+    }
+}
+
+// Main-actor state, as a screen's: main-actor isolated by default.
+final class Dashboard {
+    static let shared = Dashboard()
+    var celsius = 0.0
+}
+
 // A view model: main-actor isolated by default.
 @Observable final class ReadingViewModel {
     var celsius = 0.0
     @ObservationIgnored private var handle: EventListenerHandle?
 
     init(bus: EventBus) {
-        // No annotation: the closure keeps the main-actor isolation of the code it is written in.
-        handle = bus.listen(Reading.self, owner: self) { [weak self] event, _ in
-            self?.celsius = event.celsius
+        // No annotation, no `[weak self]`: the closure keeps the main-actor isolation of the code
+        // it is written in, and gets the weakly held owner as its first argument.
+        handle = bus.listen(Reading.self, owner: self) { owner, event in
+            owner.celsius = event.celsius
         }
     }
 }
@@ -63,6 +89,17 @@ struct XcodeDefaultsTests {
         await bus.drain()
         #expect(processor.seen.withLock { $0 } == (0..<10).map(Double.init))
         processor.cancel()
+    }
+
+    @Test("a UIEventThread subclass receives events on the main actor, in order")
+    func uiEventThread() async {
+        let bus = EventBus(label: "xcode-ui-thread")
+        let screen = ReadingScreen(bus: bus)
+        for value in 0..<5 { Reading(celsius: Double(value)).queue(on: bus) }
+        await bus.drain()  // awaiting frees the main actor: the main queue delivers meanwhile
+        #expect(screen.shown.withLock { $0 } == (0..<5).map(Double.init))
+        #expect(Dashboard.shared.celsius == 4)
+        screen.cancel()
     }
 
     @Test("a view model's listener runs on the main actor")

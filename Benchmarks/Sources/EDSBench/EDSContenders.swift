@@ -68,7 +68,7 @@ struct EDSContender: Contender {
                 threads.append(thread)
             }
         case .listenerThread, .synchronous:
-            let executeOn: ExecuteEventOn = mode == .synchronous ? .synchronous : .listenerThread
+            let executeOn: DeliveryContext = mode == .synchronous ? .synchronous : .listenerThread
             for type in others { handles.append(listenIgnoring(type, on: bus, executeOn: executeOn)) }
             for index in 0..<receivers {
                 handles.append(bus.listen(Tick.self, executeOn: executeOn) { tick, _ in handler(index, tick) })
@@ -93,7 +93,7 @@ struct EDSContender: Contender {
             send: { bus.queue($0) },
             tearDown: {
                 for thread in threads { thread.cancel() }
-                for handle in handles { handle.remove() }
+                for handle in handles { handle.cancel() }
                 let done = DispatchSemaphore(value: 0)
                 Task.detached {
                     await bus.shutdown()
@@ -113,7 +113,7 @@ private func addIgnoringCallback<E: Eventable>(_ type: E.Type, to thread: EventT
     thread.addEventCallback(type) { _, _ in }
 }
 
-private func listenIgnoring<E: Eventable>(_ type: E.Type, on bus: EventBus, executeOn: ExecuteEventOn)
+private func listenIgnoring<E: Eventable>(_ type: E.Type, on bus: EventBus, executeOn: DeliveryContext)
     -> EventListenerHandle
 {
     bus.listen(type, executeOn: executeOn) { _, _ in }

@@ -123,7 +123,7 @@ public final class EventBus: Sendable {
 
     /// Dispatches `event` and returns once every synchronous receiver has handled it: the
     /// bus's consumers (``EventConsumer``), then the listeners registered with
-    /// ``ExecuteEventOn/synchronous``, each in registration order, on the calling thread.
+    /// ``DeliveryContext/synchronous``, each in registration order, on the calling thread.
     ///
     /// Every other listener gets the event queued with `priority`, as with ``queue(_:priority:file:line:)``.
     /// A receiver may dispatch from inside its handler; that dispatch runs its own synchronous

@@ -1,7 +1,7 @@
 // This source file is part of EventDrivenSwift, released under the MIT License.
 // See LICENSE at the root of the repository for the license text.
 
-/// A subscription to a channel or a state; `unsubscribe()` ends it.
+/// A subscription to a channel or a state; ``cancel()`` ends it.
 ///
 /// Handlers that take the subscription as their first argument can end it themselves, which
 /// makes a one-shot handler:
@@ -9,10 +9,10 @@
 /// ```swift
 /// bus.subscribe(MyEvents.strings) { subscription, string in
 ///     print(string)
-///     subscription.unsubscribe()
+///     subscription.cancel()
 /// }
 /// ```
-public struct ChannelSubscription: Hashable, Sendable {
+public struct ChannelSubscription: EventSubscription, Hashable {
     let subscription: _Subscription
 
     init(_ subscription: _Subscription) {
@@ -21,11 +21,11 @@ public struct ChannelSubscription: Hashable, Sendable {
 
     /// Ends the subscription: no delivery that has not started yet runs the handler.
     /// Safe from any thread, including from inside the handler, any number of times.
-    public func unsubscribe() {
+    public func cancel() {
         subscription.cancel()
     }
 
-    /// `true` until ``unsubscribe()`` or the bus's shutdown.
+    /// `true` until ``cancel()`` or the bus's shutdown.
     public var isActive: Bool { subscription.isActive }
 
     /// `true` when both are handles of the same subscription.

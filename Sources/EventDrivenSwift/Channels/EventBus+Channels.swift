@@ -27,7 +27,7 @@ extension EventBus {
 
     /// Calls `handler` with every message published on `channel` from now on, in `context`.
     ///
-    /// The subscription lasts until ``ChannelSubscription/unsubscribe()`` or the bus's shutdown.
+    /// The subscription lasts until ``ChannelSubscription/cancel()`` or the bus's shutdown.
     @discardableResult
     @_disfavoredOverload  // without `on:`, a call means the form that keeps the closure's isolation
     public func subscribe<Message>(
@@ -61,11 +61,6 @@ extension EventBus {
         reference.subscription = subscription
         register(subscription)
         return ChannelSubscription(subscription)
-    }
-
-    /// Ends `subscription`; the same as ``ChannelSubscription/unsubscribe()``.
-    public func unsubscribe(_ subscription: ChannelSubscription) {
-        subscription.unsubscribe()
     }
 
     /// How many subscriptions `channel` has on this bus.

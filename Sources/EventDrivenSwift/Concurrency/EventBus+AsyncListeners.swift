@@ -22,9 +22,9 @@ extension EventBus {
     /// - Parameters:
     ///   - type: The event type.
     ///   - owner: Held weakly; once it is freed the listener is removed. `nil` (the default)
-    ///     keeps the listener until its handle's `remove()` or the bus shuts down.
+    ///     keeps the listener until its handle's `cancel()` or the bus shuts down.
     ///   - handler: Called with each event.
-    /// - Returns: A handle whose `remove()` skips every delivery whose handler has not started.
+    /// - Returns: A handle whose `cancel()` skips every delivery whose handler has not started.
     @discardableResult
     public func listenAsync<E: Eventable>(
         _ type: E.Type,
@@ -50,7 +50,7 @@ extension EventBus {
     ///   - type: The event type.
     ///   - owner: Held weakly; once it is freed the listener is removed.
     ///   - handler: Called with each event and its metadata.
-    /// - Returns: A handle whose `remove()` skips every delivery whose handler has not started.
+    /// - Returns: A handle whose `cancel()` skips every delivery whose handler has not started.
     @discardableResult
     public func listenAsync<E: Eventable>(
         _ type: E.Type,
@@ -104,7 +104,7 @@ extension EventBus {
     ///   - type: The event type.
     ///   - actor: The actor the handler runs on; held weakly.
     ///   - handler: Called with the actor, each event and its metadata.
-    /// - Returns: A handle whose `remove()` skips every delivery whose handler has not started.
+    /// - Returns: A handle whose `cancel()` skips every delivery whose handler has not started.
     @discardableResult
     public func listen<E: Eventable, A: Actor>(
         _ type: E.Type,

@@ -10,7 +10,7 @@ extension EventBus {
     /// Unavailable: ``AllEvents`` has no values. Register an ``EventConsumer`` instead.
     @available(*, unavailable, message: "AllEvents has no values: for a catch-all, register(_:) an EventConsumer")
     public func listen(
-        _ type: AllEvents.Type, owner: AnyObject? = nil, executeOn: ExecuteEventOn = .requesterThread,
+        _ type: AllEvents.Type, owner: AnyObject? = nil, executeOn: DeliveryContext = .requesterThread,
         _ callback: @escaping @Sendable (AllEvents, EventMetadata) -> Void
     ) -> EventListenerHandle {
         fatalError("unavailable")

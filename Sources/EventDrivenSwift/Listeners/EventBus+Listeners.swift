@@ -5,24 +5,18 @@ import Dispatch
 import Foundation
 
 extension EventBus {
-    /// Registers `callback` for events of type `E` on this bus.
-    ///
-    /// The owner is held weakly; once it is freed the listener is removed and never called again.
-    /// A `callback` that is a method bound to the owner (`self.onEvent`) captures the owner
-    /// strongly and keeps it alive until ``EventListenerHandling/remove()``; pass the unapplied
-    /// method instead (``addListener(_:_:owner:executeOn:interestedIn:maximumAge:customFilter:isolation:)``)
-    /// to let the owner go.
+    /// Registers `callback` for events of type `E` on this bus, held by `owner` (weakly): the
+    /// body of 5.2's `Event.addListener(owner, callback, executeOn: …)` and of the deprecated
+    /// `bus.addListener(_:owner:executeOn:…)`.
     ///
     /// Misuse (a `nil` owner, `.custom` without a filter, a negative `maximumAge`) registers
     /// nothing: the returned handle carries the ``EventListenerHandle/registrationError`` and
     /// the bus reports it to its error handler and log.
-    @discardableResult
-    @inlinable
-    @_disfavoredOverload  // without `executeOn`, a call means the form that keeps the closure's isolation
-    public func addListener<E: Eventable>(
+    @usableFromInline
+    func _addListener<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject?,
-        executeOn: ExecuteEventOn = .requesterThread,
+        executeOn: DeliveryContext = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
@@ -58,7 +52,7 @@ extension EventBus {
         _ type: E.Type,
         _ method: @escaping @Sendable (Owner) -> IsolatedEventCallback<E>,
         owner: Owner,
-        executeOn: ExecuteEventOn = .requesterThread,
+        executeOn: DeliveryContext = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
@@ -85,7 +79,7 @@ extension EventBus {
     public func listen<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject? = nil,
-        executeOn: ExecuteEventOn = .requesterThread,
+        executeOn: DeliveryContext = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
@@ -103,7 +97,7 @@ extension EventBus {
     func _listen<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject?,
-        executeOn: ExecuteEventOn,
+        executeOn: DeliveryContext,
         interestedIn: EventListenerInterest,
         maximumAge: Int64,
         customFilter: TypedEventFilterCallback<E>?,
@@ -148,20 +142,22 @@ extension EventBus {
         return EventListenerHandle(failedWith: error)
     }
 
-    /// Resolves `executeOn` to a delivery target at registration time; `isolation` is the
+    /// Resolves `context` to a delivery target at registration time; `isolation` is the
     /// registering caller's (`#isolation`).
-    func target(for executeOn: ExecuteEventOn, isolation: (any Actor)?) -> any _DeliveryTarget {
-        if let target = testingTarget(for: executeOn) { return target }  // Testing/EventBus+Testing.swift
-        switch executeOn {
+    func target(for context: DeliveryContext, isolation: (any Actor)?) -> any _DeliveryTarget {
+        if let target = testingTarget(for: context) { return target }  // Testing/EventBus+Testing.swift
+        switch context {
         case .listenerThread: return listenerMailbox
         case .taskThread: return _TaskTarget(counters: counters, tasks: tasks)
         case .mainActor: return mainMailbox
         case .synchronous: return synchronousTarget
         case .requesterThread: return requesterMailbox(isolation: isolation)
+        case .queue(let queue): return _Mailbox(executor: .queue(queue), counters: counters)
+        case .thread(let thread): return thread.mailbox
         }
     }
 
-    /// The serial context of the caller (SPEC L3; see ``ExecuteEventOn/requesterThread``).
+    /// The serial context of the caller (SPEC L3; see ``DeliveryContext/requesterThread``).
     ///
     /// The caller's actor comes first: it is the only safe place for a handler that touches
     /// that actor's state. The main thread without main-actor isolation is no reason to choose

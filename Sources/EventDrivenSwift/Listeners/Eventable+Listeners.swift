@@ -15,21 +15,21 @@ extension Eventable {
     ///   - customFilter: For `.custom`, decides per event.
     ///   - isolation: The caller's isolation, which `.requesterThread` follows; leave the default.
     ///   - bus: The bus to listen on; by default ``EventCentral/shared``.
-    /// - Returns: A handle whose `remove()` stops further deliveries.
+    /// - Returns: A handle whose `cancel()` stops further deliveries.
     @discardableResult
     @inlinable
     @_disfavoredOverload  // without `executeOn`, a call means the form that keeps the closure's isolation
     public static func addListener(
         _ requester: AnyObject?,
         _ callback: @escaping TypedEventCallback<Self>,
-        executeOn: ExecuteEventOn = .requesterThread,
+        executeOn: DeliveryContext = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<Self>? = nil,
         on bus: EventBus = EventCentral.shared,
         isolation: (any Actor)? = #isolation
     ) -> EventListenerHandle {
-        bus.addListener(
+        bus._addListener(
             Self.self, owner: requester, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
             customFilter: customFilter, isolation: isolation, callback)
     }
@@ -45,7 +45,7 @@ extension Eventable {
     public static func addListener<Owner: AnyObject>(
         _ owner: Owner,
         _ method: @escaping @Sendable (Owner) -> IsolatedEventCallback<Self>,
-        executeOn: ExecuteEventOn = .requesterThread,
+        executeOn: DeliveryContext = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<Self>? = nil,

@@ -50,3 +50,34 @@ func _callOnItsIsolation<Value>(_ handler: @escaping @Sendable @isolated(any) (V
     let call = unsafeBitCast(handler, to: (@Sendable (Value) -> Void).self)
     call(value)
 }
+
+/// ``_callOnItsIsolation(_:_:_:)`` for a callback that takes the listener's owner first.
+@inlinable
+func _callOnItsIsolation<Owner: AnyObject & Sendable, E: Eventable>(
+    _ callback: @escaping @Sendable @isolated(any) (Owner, E) -> Void, _ owner: Owner, _ event: E
+) {
+    callback.isolation?.preconditionIsolated("a listener ran away from its actor")
+    let call = unsafeBitCast(callback, to: (@Sendable (Owner, E) -> Void).self)
+    call(owner, event)
+}
+
+/// ``_callOnItsIsolation(_:_:_:)`` for a callback that takes the listener's owner first and the
+/// event's metadata last.
+@inlinable
+func _callOnItsIsolation<Owner: AnyObject & Sendable, E: Eventable>(
+    _ callback: @escaping @Sendable @isolated(any) (Owner, E, EventMetadata) -> Void, _ owner: Owner, _ event: E,
+    _ metadata: EventMetadata
+) {
+    callback.isolation?.preconditionIsolated("a listener ran away from its actor")
+    let call = unsafeBitCast(callback, to: (@Sendable (Owner, E, EventMetadata) -> Void).self)
+    call(owner, event, metadata)
+}
+
+/// ``_callOnItsIsolation(_:_:_:)`` for a callback that takes the listener's owner first and may throw.
+func _callOnItsIsolation<Owner: AnyObject & Sendable, E: Eventable>(
+    _ callback: @escaping @Sendable @isolated(any) (Owner, E) throws -> Void, _ owner: Owner, _ event: E
+) throws {
+    callback.isolation?.preconditionIsolated("a listener ran away from its actor")
+    let call = unsafeBitCast(callback, to: (@Sendable (Owner, E) throws -> Void).self)
+    try call(owner, event)
+}

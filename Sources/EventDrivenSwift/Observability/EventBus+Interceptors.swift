@@ -1,6 +1,8 @@
 // This source file is part of EventDrivenSwift, released under the MIT License.
 // See LICENSE at the root of the repository for the license text.
 
+import Synchronization
+
 extension EventBus {
     /// Adds `interceptor` to this bus: from now on it sees every dispatch and every delivery
     /// (see ``EventInterceptor``), until the returned handle's ``EventInterceptorHandle/cancel()``.
@@ -26,8 +28,8 @@ extension EventBus {
     /// Observability article.
     ///
     /// While it is off, a handler sees whatever context is current where it runs: none on the
-    /// bus's threads and serial contexts, the dispatcher's own on ``ExecuteEventOn/synchronous``
-    /// (the dispatching thread) and ``ExecuteEventOn/taskThread`` (a task inherits the
+    /// bus's threads and serial contexts, the dispatcher's own on ``DeliveryContext/synchronous``
+    /// (the dispatching thread) and ``DeliveryContext/taskThread`` (a task inherits the
     /// task-local values of the code that starts it).
     ///
     /// ```swift
@@ -57,9 +59,10 @@ extension EventBus {
 }
 
 /// Removes an interceptor from its bus.
-public final class EventInterceptorHandle: Sendable {
+public final class EventInterceptorHandle: EventSubscription {
     private weak let bus: EventBus?
     private let token: Int
+    private let cancelled = Atomic<Bool>(false)
 
     init(bus: EventBus, token: Int) {
         self.bus = bus
@@ -71,7 +74,11 @@ public final class EventInterceptorHandle: Sendable {
     /// interceptor's ``EventInterceptor/didDispatch(_:context:)``) when it was made. Safe to
     /// call more than once.
     public func cancel() {
+        cancelled.store(true, ordering: .releasing)
         guard let bus, let interceptor = bus.counters.observation.remove(token) else { return }
         interceptor.detached(from: bus)
     }
+
+    /// `true` until ``cancel()`` or the bus's release.
+    public var isActive: Bool { !cancelled.load(ordering: .acquiring) && bus != nil }
 }

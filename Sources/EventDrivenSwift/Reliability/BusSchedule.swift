@@ -37,6 +37,6 @@ final class _BusSchedule: Sendable {
             defer { state.handles = [:] }
             return Array(state.handles.values)
         }
-        return handles.reduce(0) { $0 + ($1.cancel() ? 1 : 0) }
+        return handles.reduce(0) { $0 + ($1.cancelIfPending() ? 1 : 0) }
     }
 }

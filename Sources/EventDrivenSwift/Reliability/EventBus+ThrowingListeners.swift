@@ -14,7 +14,7 @@ extension EventBus {
     public func listen<E: Eventable>(
         _ type: E.Type,
         owner: AnyObject? = nil,
-        executeOn: ExecuteEventOn = .requesterThread,
+        executeOn: DeliveryContext = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
@@ -34,7 +34,6 @@ extension EventBus {
     @discardableResult
     public func listen<E: Eventable>(
         _ type: E.Type,
-        owner: AnyObject? = nil,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
@@ -42,7 +41,7 @@ extension EventBus {
         @_inheritActorContext _ callback: @escaping @Sendable @isolated(any) (E, EventMetadata) throws -> Void
     ) -> EventListenerHandle {
         _listen(
-            type, owner: owner, executeOn: .requesterThread, interestedIn: interestedIn, maximumAge: maximumAge,
+            type, owner: nil, executeOn: .requesterThread, interestedIn: interestedIn, maximumAge: maximumAge,
             customFilter: customFilter, isolation: callback.isolation ?? isolation,
             handler: _ErasedHandler(
                 throwing: { event, metadata in try _callOnItsIsolation(callback, event, metadata) },

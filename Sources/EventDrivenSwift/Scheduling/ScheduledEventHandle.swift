@@ -5,7 +5,7 @@ import Dispatch
 import Synchronization
 
 /// A pending scheduled dispatch, returned by `scheduleQueue(at:)` and `scheduleStack(at:)`.
-public final class ScheduledEventHandle: Sendable, Hashable {
+public final class ScheduledEventHandle: EventSubscription, Hashable {
     /// When the event is due.
     public let dueTime: DispatchTime
     private let state = Atomic<UInt8>(_ScheduledState.pending.rawValue)
@@ -19,16 +19,24 @@ public final class ScheduledEventHandle: Sendable, Hashable {
         self.scheduler = scheduler
     }
 
-    /// Cancels the dispatch and frees the event at once, rather than at its due time.
-    /// - Returns: `true` if the event had not been dispatched yet and now never will be.
-    @discardableResult
-    public func cancel() -> Bool {
+    /// Cancels the dispatch and frees the event at once, rather than at its due time. Does
+    /// nothing once the event has fired; ``isCancelled`` then tells which came first.
+    public func cancel() {
+        _ = cancelIfPending()
+    }
+
+    /// ``cancel()``, telling whether this call stopped the event (`false` once it had fired or
+    /// been cancelled).
+    func cancelIfPending() -> Bool {
         guard transition(to: .cancelled) else { return false }
         scheduler.release(id)
         return true
     }
 
-    /// `true` once ``cancel()`` has succeeded.
+    /// `true` while the event is due to fire: neither fired nor cancelled.
+    public var isActive: Bool { state.load(ordering: .acquiring) == _ScheduledState.pending.rawValue }
+
+    /// `true` once ``cancel()`` has stopped the event before it fired.
     public var isCancelled: Bool { state.load(ordering: .acquiring) == _ScheduledState.cancelled.rawValue }
 
     /// `true` once the event has been dispatched.

@@ -10,8 +10,8 @@ import Synchronization
 extension EventBus {
     /// Creates a bus on which every listener delivers synchronously, for tests.
     ///
-    /// Every `executeOn` except ``ExecuteEventOn/mainActor`` resolves to
-    /// ``ExecuteEventOn/synchronous`` when the listener registers, so a dispatch has run those
+    /// Every `executeOn` except ``DeliveryContext/mainActor`` resolves to
+    /// ``DeliveryContext/synchronous`` when the listener registers, so a dispatch has run those
     /// handlers, in registration order, when it returns. Main-actor listeners keep the main actor:
     /// their callbacks may assume it.
     @_spi(Testing)
@@ -32,10 +32,14 @@ extension EventBus {
         dispatch(event, metadata: metadata)
     }
 
-    /// The target a test bus gives a listener that asked for `executeOn`, or `nil` for the usual one.
-    func testingTarget(for executeOn: ExecuteEventOn) -> (any _DeliveryTarget)? {
-        guard executeOn != .mainActor, isSynchronousForTesting else { return nil }
-        return synchronousTarget
+    /// The target a test bus gives a receiver that asked for `context`, or `nil` for the usual
+    /// one: the main actor, a queue or a thread of the receiver's own stay as they are.
+    func testingTarget(for context: DeliveryContext) -> (any _DeliveryTarget)? {
+        guard isSynchronousForTesting else { return nil }
+        switch context {
+        case .mainActor, .queue, .thread: return nil
+        case .requesterThread, .listenerThread, .taskThread, .synchronous: return synchronousTarget
+        }
     }
 }
 

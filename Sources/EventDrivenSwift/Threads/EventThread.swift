@@ -85,7 +85,7 @@ open class EventThread: ObservableClass, @unchecked Sendable {
     ///
     /// Several callbacks may be registered for one type; each event reaches them in the order
     /// they were added.
-    /// - Returns: A handle whose `remove()` stops further deliveries to this callback.
+    /// - Returns: A handle whose `cancel()` stops further deliveries to this callback.
     ///
     /// Final, like the other registration methods, so that a call is bound at compile time and
     /// the callback specialized for `TEvent` in the caller's module.
@@ -139,11 +139,6 @@ open class EventThread: ObservableClass, @unchecked Sendable {
         // registered; it is inactive now, so remove what the registration left.
         if !subscription.isActive { registrar.unregister(subscription) }
         return EventListenerHandle(subscription)
-    }
-
-    /// Removes the callback registered with `token`.
-    public func removeEventCallback(_ handle: EventListenerHandle) {
-        handle.remove()
     }
 
     /// `true` once the thread has been cancelled.

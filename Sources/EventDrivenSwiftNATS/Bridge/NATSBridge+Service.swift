@@ -119,7 +119,7 @@ extension NATSBridge {
         await withTaskGroup(of: Void.self) { tasks in
             for importer in importers { tasks.addTask { await importer.waitUntilStopped() } }
         }
-        for handle in handles { handle.remove() }
+        for handle in handles { handle.cancel() }
         await waitForExports()
         await transport.stop()
         let observers = state.withLockedValue { state in

@@ -50,6 +50,8 @@ func registerRacingHandlers(bus: EventBus, processor: Processor) {
     bus.listen(Reading.self) { (_: Reading, _: EventMetadata) throws in count += 1 }  // RACE
     bus.subscribe(EventChannel<Int>(label: "scores"), on: .taskThread) { _ in count += 1 }  // RACE
     bus.subscribe(EventState<Int>(label: "mode"), on: .synchronous) { _ in tally.count += 1 }  // RACE
+    bus.listen(Reading.self, executeOn: .queue(DispatchQueue(label: "q"))) { _, _ in count += 1 }  // RACE
+    bus.listen(Reading.self, owner: tally) { (owner: Tally, _: Reading) in owner.count += 1 }  // RACE
     bus.register(TallyConsumer())
     print(count)
 }

@@ -87,7 +87,7 @@ extension EventBus {
     /// How deeply synchronous deliveries may nest on one thread, for every bus of the process;
     /// 64 unless set.
     ///
-    /// A synchronous receiver (a consumer, or a listener on ``ExecuteEventOn/synchronous``) that
+    /// A synchronous receiver (a consumer, or a listener on ``DeliveryContext/synchronous``) that
     /// dispatches again runs the next level on the same stack: about 1.3 KB per level in a
     /// release build and 3.7 KB in a debug build, before the handlers' own frames. A delivery
     /// that would go deeper does not run: it is counted as failed

@@ -4,16 +4,10 @@
 import Foundation
 import Synchronization
 
-/// A registered listener or callback, which can be removed at any time.
-public protocol EventListenerHandling: AnyObject, Sendable {
-    /// Stops further deliveries: every delivery that has not started yet is skipped.
-    /// Safe from any thread, including from inside the callback itself, any number of times.
-    func remove()
-}
-
-/// The handle `addListener` and `addEventCallback` return.
-public final class EventListenerHandle: EventListenerHandling, Hashable {
-    /// Dropped on `remove()`, so that a handle kept by the listener's owner does not keep the
+/// The handle `listen`, `addListener` and `addEventCallback` return; ``cancel()`` removes the
+/// listener.
+public final class EventListenerHandle: EventSubscription, EventListenerHandling, Hashable {
+    /// Dropped on `cancel()`, so that a handle kept by the listener's owner does not keep the
     /// callback (and, through a bound method, the owner itself) alive.
     private let subscription: LockedValue<_Subscription?>
     /// A unique token for this registration.
@@ -31,14 +25,15 @@ public final class EventListenerHandle: EventListenerHandling, Hashable {
         self.registrationError = error
     }
 
-    /// `true` while the callback can still be called: registered, not removed, owner alive.
+    /// `true` while the callback can still be called: registered, not cancelled, owner alive.
     public var isActive: Bool {
         guard let subscription = subscription.withLock({ $0 }), subscription.isActive else { return false }
         return !subscription.hasOwner || subscription.owner != nil
     }
 
-    /// Stops further deliveries; see ``EventListenerHandling/remove()``.
-    public func remove() {
+    /// Removes the listener: every delivery that has not started yet is skipped. Safe from any
+    /// thread, including from inside the callback itself, any number of times.
+    public func cancel() {
         let removed = subscription.withLock { subscription in
             defer { subscription = nil }
             return subscription
