@@ -8,7 +8,7 @@ import Testing
 /// Issue 25: a closure written in `@MainActor` code (or in an actor, using its state) runs there
 /// without annotations, as `Task { }` does. Before, these registrations did not compile ("main
 /// actor-isolated property can not be mutated from a Sendable closure").
-@Suite("A4/L3: a listener's closure keeps the isolation of the code it was written in")
+@Suite("U1/A4/L3: a listener's closure keeps the isolation of the code it was written in")
 struct InheritedIsolationTests {
     struct Reading: Eventable { let value: Int }
 

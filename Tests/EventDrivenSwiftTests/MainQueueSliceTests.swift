@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 25: main-actor deliveries drain the main queue in slices of a few milliseconds, so a
 /// backlog never freezes the main thread (its timers, input and rendering).
-@Suite("Main-actor delivery leaves the main queue responsive")
+@Suite("U3: main-actor delivery leaves the main queue responsive")
 struct MainQueueSliceTests {
     struct Flood: Eventable { let value: Int }
 

@@ -22,7 +22,7 @@ struct OutsideReading: Eventable {
     }
 }
 
-@Suite("An @Observable @MainActor model updated by events")
+@Suite("U4: an @Observable @MainActor model updated by events")
 @MainActor
 struct ObservationModelTests {
     @Test("withObservationTracking sees each change; the model and its listener go once nothing holds it")

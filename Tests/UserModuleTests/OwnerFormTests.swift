@@ -40,7 +40,7 @@ struct BadForecast: Error {}
     }
 }
 
-@Suite("listen(_:owner:) { owner, event in … } in an @Observable @MainActor model")
+@Suite("U1: listen(_:owner:) { owner, event in … } in an @Observable @MainActor model")
 @MainActor
 struct OwnerFormTests {
     @Test("events reach the model on the main actor, with and without metadata, and a throwing form")

@@ -79,7 +79,7 @@ enum GameStates {
     static let player = EventState<PlayerInfo>(label: "Player")
 }
 
-@Suite("The README's forms under Xcode 26's defaults")
+@Suite("U2: the README's forms under Xcode 26's defaults")
 struct XcodeDefaultsTests {
     @Test("an EventThread subclass receives events in order")
     func eventThread() async {
