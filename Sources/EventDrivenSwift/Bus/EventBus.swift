@@ -101,7 +101,9 @@ public final class EventBus: Sendable {
     public func queue<E: Eventable>(
         _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
     ) {
-        route(event, key: _routingKey(of: event), method: .queue, priority: priority, file: file, line: line)
+        route(
+            _EventEnvelope(dispatching: event, method: .queue, priority: priority), key: _routingKey(of: event),
+            file: file, line: line)
     }
 
     /// Dispatches `event` through the stack and returns at once.
@@ -109,7 +111,9 @@ public final class EventBus: Sendable {
     public func stack<E: Eventable>(
         _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
     ) {
-        route(event, key: _routingKey(of: event), method: .stack, priority: priority, file: file, line: line)
+        route(
+            _EventEnvelope(dispatching: event, method: .stack, priority: priority), key: _routingKey(of: event),
+            file: file, line: line)
     }
 
     /// Dispatches `event` with the given method and priority and returns at once.
@@ -118,7 +122,9 @@ public final class EventBus: Sendable {
         _ event: E, method: EventDispatchMethod, priority: EventPriority = .normal, file: StaticString = #fileID,
         line: UInt = #line
     ) {
-        route(event, key: _routingKey(of: event), method: method, priority: priority, file: file, line: line)
+        route(
+            _EventEnvelope(dispatching: event, method: method, priority: priority), key: _routingKey(of: event),
+            file: file, line: line)
     }
 
     /// Dispatches `event` and returns once every synchronous receiver has handled it: the
@@ -139,7 +145,9 @@ public final class EventBus: Sendable {
     public func dispatchNow<E: Eventable>(
         _ event: E, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
     ) {
-        route(event, key: _routingKey(of: event), method: .queue, priority: priority, file: file, line: line)
+        route(
+            _EventEnvelope(dispatching: event, method: .queue, priority: priority), key: _routingKey(of: event),
+            file: file, line: line)
     }
 
     /// Dispatches `event` with `metadata` already made (a scheduled event, a state change).
@@ -161,19 +169,6 @@ public final class EventBus: Sendable {
     /// then waits for the count to reach zero) waits for every dispatch that it did not reject.
     /// A bus that is not accepting asks once more, out of line, whether a graceful stop lets the
     /// dispatch through (``admitsWhileStopping(_:)``): a running bus pays nothing for it.
-    @inlinable @inline(__always)
-    func route<E: Eventable>(
-        _ event: E, key: ObjectIdentifier, method: EventDispatchMethod, priority: EventPriority, file: StaticString,
-        line: UInt
-    ) {
-        // The event is boxed straight into its envelope, here in the caller: the out-of-line
-        // dispatch then takes no existential argument of its own to copy, open or destroy.
-        route(
-            _EventEnvelope(dispatching: event, metadata: EventMetadata(dispatchedNow: method, priority: priority)),
-            key: key, file: file, line: line)
-    }
-
-    /// ``route(_:key:method:priority:file:line:)`` out of line, with the envelope made.
     @usableFromInline
     func route(_ envelope: consuming _EventEnvelope, key: ObjectIdentifier, file: StaticString, line: UInt) {
         if _slowPath(
@@ -263,7 +258,9 @@ extension Eventable {
     public func queue(
         on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
     ) {
-        bus.route(self, key: _routingKey(of: self), method: .queue, priority: priority, file: file, line: line)
+        bus.route(
+            _EventEnvelope(dispatching: self, method: .queue, priority: priority), key: _routingKey(of: self),
+            file: file, line: line)
     }
 
     /// Dispatches this event through the stack of `bus`.
@@ -271,7 +268,9 @@ extension Eventable {
     public func stack(
         on bus: EventBus, priority: EventPriority = .normal, file: StaticString = #fileID, line: UInt = #line
     ) {
-        bus.route(self, key: _routingKey(of: self), method: .stack, priority: priority, file: file, line: line)
+        bus.route(
+            _EventEnvelope(dispatching: self, method: .stack, priority: priority), key: _routingKey(of: self),
+            file: file, line: line)
     }
 
     /// Dispatches this event on `bus` and returns once every synchronous receiver has handled
@@ -281,7 +280,9 @@ extension Eventable {
         on bus: EventBus = EventCentral.shared, priority: EventPriority = .normal, file: StaticString = #fileID,
         line: UInt = #line
     ) {
-        bus.route(self, key: _routingKey(of: self), method: .queue, priority: priority, file: file, line: line)
+        bus.route(
+            _EventEnvelope(dispatching: self, method: .queue, priority: priority), key: _routingKey(of: self),
+            file: file, line: line)
     }
 }
 
@@ -306,11 +307,14 @@ extension EventMetadata {
 }
 
 extension _EventEnvelope {
-    /// The envelope of a plain dispatch: no sequence number yet, no annotation.
+    /// The envelope of an event dispatched now: stamped with the event clock, no sequence number
+    /// yet, no annotation. Inlined into the dispatching code, which boxes the event straight into
+    /// the envelope: the out-of-line dispatch then takes no existential argument of its own to
+    /// copy, open or destroy.
     @inlinable
-    init(dispatching event: any Eventable, metadata: EventMetadata) {
+    init(dispatching event: consuming any Eventable, method: EventDispatchMethod, priority: EventPriority) {
         self.event = event
-        self.metadata = metadata
+        self.metadata = EventMetadata(dispatchedNow: method, priority: priority)
         self.annotation = nil
         self.sequenceHigh = 0
         self.sequenceLow = 0
