@@ -147,3 +147,20 @@ extension EventThread {
     /// How many events this thread's bounded mailbox dropped (see ``mailboxPolicy``).
     public var droppedEventCount: Int { mailbox.limit?.dropped.load(ordering: .relaxed) ?? 0 }
 }
+
+extension _Mailbox {
+    /// Counts the deliveries the closed mailbox did not accept as discarded.
+    func discard(_ node: UInt32) {
+        let (envelope, count) = unpush(node).deliveries
+        guard let envelope else { return }
+        counters.discarded.add(count, ordering: .relaxed)
+        for _ in 0..<count { counters.deadLetters.post(envelope, reason: .discarded) }
+    }
+
+    /// Takes back a node that was not pushed, and frees it.
+    func unpush(_ node: UInt32) -> _MailboxItem {
+        let item = nodes.moveItem(node)
+        nodes.free(top: node, bottom: node)
+        return item
+    }
+}

@@ -136,21 +136,6 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         }
     }
 
-    /// Counts the deliveries the closed mailbox did not accept as discarded.
-    func discard(_ node: UInt32) {
-        let (envelope, count) = unpush(node).deliveries
-        guard let envelope else { return }
-        counters.discarded.add(count, ordering: .relaxed)
-        for _ in 0..<count { counters.deadLetters.post(envelope, reason: .discarded) }
-    }
-
-    /// Takes back a node that was not pushed, and frees it.
-    func unpush(_ node: UInt32) -> _MailboxItem {
-        let item = nodes.moveItem(node)
-        nodes.free(top: node, bottom: node)
-        return item
-    }
-
     // MARK: Draining
 
     /// The outcome of one step of the drainer.
@@ -290,29 +275,6 @@ final class _Mailbox: _DeliveryTarget, Sendable {
 
 }
 
-/// What one mailbox node carries: a delivery of an event to one subscription, or a barrier.
-enum _MailboxItem: Sendable {
-    /// Run the subscription's handler for the envelope. The node holds the subscription until
-    /// the delivery has run, so a listener removed meanwhile still settles it.
-    case delivery(_EventEnvelope, _Subscription)
-    /// Run the handler of each subscription, in order, for the envelope: one node for several
-    /// listeners of one receiver (an unbounded mailbox only).
-    case deliveries(_EventEnvelope, ArraySlice<_Subscription>)
-    /// Run once everything pushed before it has been handled.
-    case barrier(@Sendable () -> Void)
-}
-
-extension _MailboxItem {
-    /// The envelope of a delivery item and how many deliveries it stands for; none for a barrier.
-    var deliveries: (envelope: _EventEnvelope?, count: Int) {
-        switch self {
-        case .delivery(let envelope, _): (envelope, 1)
-        case .deliveries(let envelope, let subscriptions): (envelope, subscriptions.count)
-        case .barrier: (nil, 0)
-        }
-    }
-}
-
 /// The nodes of one mailbox, addressed by 32-bit index (0 is none), and the free list that
 /// recycles them: steady-state enqueueing allocates nothing.
 ///
@@ -328,11 +290,12 @@ extension _MailboxItem {
 /// producer reading a free node's link may race with the producer that popped it; the loser's
 /// compare-and-exchange then fails.
 ///
-/// This type is the mailbox's storage and holds its only raw memory.
+/// This type (its chunk layout in MailboxNodes+Chunks.swift) is the mailbox's storage and holds
+/// its only raw memory.
 // @unchecked Sendable: chunk addresses and links are atomics; an item is touched only by the node's owner
 final class _MailboxNodes: @unchecked Sendable {
     /// The chunks' addresses (0 until allocated): chunk `k` holds `64 << k` nodes.
-    private let chunks: UnsafeMutablePointer<Atomic<UInt>>
+    let chunks: UnsafeMutablePointer<Atomic<UInt>>
     /// `generation << 32 | index` of the first free node.
     private let freeHead = Atomic<UInt64>(0)
     /// The next index never handed out.
@@ -343,7 +306,7 @@ final class _MailboxNodes: @unchecked Sendable {
     // Instance constants rather than static ones: a node is addressed without a call, even in a
     // debug build.
     private let firstChunkShift = 6
-    private let firstChunkSize = 64
+    let firstChunkSize = 64
 
     private static var chunkCount: Int { 27 }
 
@@ -369,37 +332,6 @@ final class _MailboxNodes: @unchecked Sendable {
         chunks.deinitialize(count: Self.chunkCount)
         chunks.deallocate()
         itemOffsets.deallocate()
-    }
-
-    // MARK: Addressing
-
-    /// A chunk of `size` nodes: the links first, then the items.
-    private static func chunkByteCount(_ size: Int) -> Int {
-        itemsStart(size) + MemoryLayout<_MailboxItem>.stride * size
-    }
-
-    /// Where a chunk of `size` nodes keeps its items.
-    @inline(__always)
-    private static func itemsStart(_ size: Int) -> Int {
-        let align = MemoryLayout<_MailboxItem>.alignment
-        return (MemoryLayout<Atomic<UInt64>>.stride * size + align - 1) / align * align
-    }
-
-    @inline(never)
-    private func allocate(_ chunk: Int) -> UnsafeMutableRawPointer {
-        let size = firstChunkSize << chunk
-        let base = UnsafeMutableRawPointer.allocate(
-            byteCount: Self.chunkByteCount(size), alignment: max(16, MemoryLayout<_MailboxItem>.alignment))
-        base.bindMemory(to: Atomic<UInt64>.self, capacity: size)
-        for index in 0..<size {
-            (base.assumingMemoryBound(to: Atomic<UInt64>.self) + index).initialize(to: Atomic(0))
-        }
-        let (won, existing) = chunks[chunk].compareExchange(
-            expected: 0, desired: UInt(bitPattern: base), ordering: .acquiringAndReleasing)
-        if won { return base }
-        base.assumingMemoryBound(to: Atomic<UInt64>.self).deinitialize(count: size)
-        base.deallocate()
-        return UnsafeMutableRawPointer(bitPattern: existing).unsafelyUnwrapped
     }
 
     // MARK: Owning a node
