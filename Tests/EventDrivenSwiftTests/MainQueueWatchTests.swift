@@ -66,10 +66,10 @@ struct MainQueueWatchTests {
         for stall in 1...2 {
             let releaseMain = await holdMainQueue()
             Ping(value: stall).queue(on: bus)
-            // The watch warns after a second; a missing warning fails below, after 10 s. (Other
+            // The watch warns after a second; a missing warning fails below, after 30 s. (Other
             // suites hold the main queue on purpose too, so a stall may warn more than once
             // across its drains; each stall must warn at least once.)
-            let warned = await Self.waitForWarning(log, seconds: 10)
+            let warned = await Self.waitForWarning(log, seconds: 30)
             releaseMain.signal()
             await bus.drain()
             #expect(warned, "stall \(stall) was not reported")

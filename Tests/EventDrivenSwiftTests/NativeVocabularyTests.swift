@@ -42,7 +42,7 @@ struct NativeVocabularyTests {
         reading.cancel()
         recent.cancel()
         saved.cancel()
-        try await bus.waitUntilQuiet(timeout: .seconds(5))  // nothing pending anywhere
+        try await bus.waitUntilQuiet(timeout: .seconds(30))  // nothing pending anywhere
 
         var streamed: [Double] = []
         for await event in readings {
@@ -83,7 +83,7 @@ struct NativeVocabularyTests {
 
         // Wait, then stop: every handle cancels with cancel().
         await bus.drain()  // one hop: what was dispatched so far
-        try await bus.waitUntilQuiet(timeout: .seconds(5))  // nothing pending anywhere
+        try await bus.waitUntilQuiet(timeout: .seconds(30))  // nothing pending anywhere
         reading.cancel()
         recent.cancel()
         saved.cancel()
