@@ -299,8 +299,8 @@ extension EventMetadata {
     /// (`DispatchTime._eventNow`).
     @usableFromInline
     init(dispatchedNow method: EventDispatchMethod, priority: EventPriority) {
-        self.dispatchTime = ._eventNow
-        self.storedScheduledTime = .distantFuture
+        self.dispatchNanoseconds = DispatchTime._eventNanoseconds
+        self.scheduledNanoseconds = .max
         self.priority = priority
         self.method = method
     }
@@ -329,11 +329,21 @@ extension DispatchTime {
     @inlinable
     static var _eventNow: DispatchTime {
         #if canImport(Glibc) || canImport(Musl)
-            var time = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &time)
-            return DispatchTime(uptimeNanoseconds: UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec))
+            return DispatchTime(uptimeNanoseconds: _eventNanoseconds)
         #else
             return .now()
+        #endif
+    }
+
+    /// ``_eventNow`` in uptime nanoseconds, read without making a `DispatchTime`.
+    @inlinable
+    static var _eventNanoseconds: UInt64 {
+        #if canImport(Glibc) || canImport(Musl)
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+        #else
+            return DispatchTime.now().uptimeNanoseconds
         #endif
     }
 }

@@ -94,7 +94,7 @@ public final class EventFlowRecorder: EventInterceptor {
     private static func record(of dispatch: EventDispatchInfo) -> EventFlowRecord.Dispatch {
         EventFlowRecord.Dispatch(
             dispatchID: dispatch.dispatchID, busLabel: dispatch.busLabel, eventType: dispatch.eventType,
-            timeNanoseconds: dispatch.metadata.dispatchTime.uptimeNanoseconds, priority: dispatch.metadata.priority,
+            timeNanoseconds: dispatch.metadata.dispatchNanoseconds, priority: dispatch.metadata.priority,
             method: dispatch.metadata.method, source: dispatch.source,
             track: dispatch.source.component ?? (Thread.isMainThread ? "main thread" : "dispatching thread"),
             busID: dispatch.busID)

@@ -40,7 +40,7 @@ struct _DrainPacing {
     init(lingerNanoseconds: UInt64) {
         self.lingerNanoseconds = lingerNanoseconds
         mayIdle = lingerNanoseconds == 0
-        lastBusy = lingerNanoseconds == 0 ? 0 : DispatchTime._eventNow.uptimeNanoseconds
+        lastBusy = lingerNanoseconds == 0 ? 0 : DispatchTime._eventNanoseconds
     }
 
     /// After a batch of `batchCount` events ran.
@@ -51,14 +51,14 @@ struct _DrainPacing {
         }
         isStreaming = true
         mayIdle = false
-        lastBusy = DispatchTime._eventNow.uptimeNanoseconds
+        lastBusy = DispatchTime._eventNanoseconds
     }
 
     /// After a look that found nothing pending (only while idling is not yet allowed).
     mutating func foundEmpty() {
         isStreaming = false
         sched_yield()
-        mayIdle = DispatchTime._eventNow.uptimeNanoseconds &- lastBusy >= lingerNanoseconds
+        mayIdle = DispatchTime._eventNanoseconds &- lastBusy >= lingerNanoseconds
     }
 
     /// After the drainer was woken from idle.
@@ -66,6 +66,6 @@ struct _DrainPacing {
         guard lingerNanoseconds > 0 else { return }
         isStreaming = false
         mayIdle = false
-        lastBusy = DispatchTime._eventNow.uptimeNanoseconds
+        lastBusy = DispatchTime._eventNanoseconds
     }
 }

@@ -11,7 +11,7 @@ import Synchronization
 // @unchecked Sendable: only the mailbox's single drainer touches it (one drain at a time)
 final class _DrainerBuffers: @unchecked Sendable {
     /// The nodes of the batch in the ten lanes of D3, in the order the stack gave them (newest first).
-    @exclusivity(unchecked) var lanes: [[UInt32]] = Array(repeating: [], count: 10)
+    let lanes = _DrainerLanes()
     @exclusivity(unchecked) var barriers: [@Sendable () -> Void] = []
     @exclusivity(unchecked) var droppedOldest = 0
     @exclusivity(unchecked) var lastDiscarded = 0
@@ -26,6 +26,74 @@ final class _DrainerBuffers: @unchecked Sendable {
     @exclusivity(unchecked) var resumePosition = 0
     /// `true` while a deadline has cut the batch short (see ``_Mailbox/runBatch(mayIdle:deadline:)``).
     @exclusivity(unchecked) var isCutShort = false
+}
+
+/// The ten lanes of D3 as the drainer fills them: growable arrays of node indices kept in raw
+/// memory, so that putting a node into its lane is a store and an increment (an `Array` of
+/// arrays checked uniqueness and capacity on every append: a sixth of the drainer's work per
+/// event in S1).
+///
+/// Only the mailbox's single drainer touches it; the memory is this object's alone, allocated
+/// in `init`, grown by ``append(_:to:)`` and freed in `deinit`.
+// @unchecked Sendable: only the mailbox's single drainer touches it (one drain at a time)
+final class _DrainerLanes: @unchecked Sendable {
+    private static var laneCount: Int { 10 }
+    /// Each lane's first index (raw memory of `capacities[lane]` indices).
+    private let storage: UnsafeMutablePointer<UnsafeMutablePointer<UInt32>>
+    private let counts: UnsafeMutablePointer<Int>
+    private let capacities: UnsafeMutablePointer<Int>
+
+    init() {
+        storage = .allocate(capacity: Self.laneCount)
+        counts = .allocate(capacity: Self.laneCount)
+        capacities = .allocate(capacity: Self.laneCount)
+        for lane in 0..<Self.laneCount {
+            (storage + lane).initialize(to: .allocate(capacity: 16))
+            (counts + lane).initialize(to: 0)
+            (capacities + lane).initialize(to: 16)
+        }
+    }
+
+    deinit {
+        for lane in 0..<Self.laneCount { storage[lane].deallocate() }
+        storage.deallocate()
+        counts.deallocate()
+        capacities.deallocate()
+    }
+
+    /// How many nodes `lane` holds.
+    @inline(__always)
+    func count(_ lane: Int) -> Int { counts[lane] }
+
+    /// The node at `position` of `lane` (in the order appended); `position < count(lane)`.
+    @inline(__always)
+    func node(_ lane: Int, at position: Int) -> UInt32 {
+        precondition(position < counts[lane])
+        return storage[lane][position]
+    }
+
+    /// Appends `node` to `lane`, doubling the lane's memory when it is full.
+    @inline(__always)
+    func append(_ node: UInt32, to lane: Int) {
+        let count = counts[lane]
+        if _slowPath(count == capacities[lane]) { grow(lane) }
+        storage[lane][count] = node
+        counts[lane] = count + 1
+    }
+
+    /// Empties `lane`, keeping its memory.
+    @inline(__always)
+    func removeAll(_ lane: Int) { counts[lane] = 0 }
+
+    @inline(never)
+    private func grow(_ lane: Int) {
+        let capacity = capacities[lane] * 2
+        let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        grown.initialize(from: storage[lane], count: counts[lane])
+        storage[lane].deallocate()
+        storage[lane] = grown
+        capacities[lane] = capacity
+    }
 }
 
 /// Counts the drain requests of one mailbox.

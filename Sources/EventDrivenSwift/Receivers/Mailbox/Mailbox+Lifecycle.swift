@@ -107,14 +107,14 @@ extension _Mailbox {
         -> Bool
     {
         var pacing = _DrainPacing(lingerNanoseconds: lingerNanoseconds)
-        let start = sliceNanoseconds == nil ? 0 : DispatchTime._eventNow.uptimeNanoseconds
+        let start = sliceNanoseconds == nil ? 0 : DispatchTime._eventNanoseconds
         let deadline = cutsBatches ? sliceNanoseconds.map { start &+ $0 } : nil
         while true {
             switch runBatch(mayIdle: pacing.mayIdle, deadline: deadline) {
             case .ran:
                 pacing.ran(batchCount: lastBatchCount)
                 if let sliceNanoseconds {
-                    let elapsed = DispatchTime._eventNow.uptimeNanoseconds &- start
+                    let elapsed = DispatchTime._eventNanoseconds &- start
                     if elapsed >= sliceNanoseconds
                         && (cutsBatches || lastBatchCount > 1 || elapsed >= 10 * sliceNanoseconds)
                     {

@@ -183,19 +183,19 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         var lane = buffers.resumeLane
         var position = buffers.resumePosition
         while lane < 10 {
-            let count = buffers.lanes[lane].count
+            let count = buffers.lanes.count(lane)
             while position < count {
-                if let deadline, ranOne, DispatchTime._eventNow.uptimeNanoseconds >= deadline {
+                if let deadline, ranOne, DispatchTime._eventNanoseconds >= deadline {
                     (buffers.resumeLane, buffers.resumePosition, buffers.isCutShort) = (lane, position, true)
                     counters.record(tally)
                     return .sliceEnded
                 }
                 // Stacked lanes run newest first, queued ones oldest first; the stack gave newest first.
-                run(buffers.lanes[lane][lane < 5 ? position : count - 1 - position], &tally)
+                run(buffers.lanes.node(lane, at: lane < 5 ? position : count - 1 - position), &tally)
                 position += 1
                 ranOne = true
             }
-            if count > 0 { buffers.lanes[lane].removeAll(keepingCapacity: true) }
+            buffers.lanes.removeAll(lane)
             lane += 1
             position = 0
         }
@@ -234,7 +234,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
                 // The oldest of a full dropOldest mailbox: made room for newer ones.
                 if case .delivery(let envelope, _) = nodes.moveItem(index) { dropped.append(envelope) }
             } else {
-                buffers.lanes[Int(tag)].append(index)
+                buffers.lanes.append(index, to: Int(tag))
             }
             if tag != barrierTag { ordinal += 1 }
             index = below
