@@ -200,7 +200,11 @@ public final class EventBus: Sendable {
     /// the route of `key`.
     @usableFromInline
     func route(_ event: any Eventable, key: ObjectIdentifier, metadata: EventMetadata, site: _DispatchSite) {
-        let annotation = counters.observation.annotationIfObserved(for: event, metadata, site: site)
+        // A dispatch the bus refuses is shown to interceptors as rejected, not also as dispatched.
+        let annotation =
+            refusesDispatchesFromHere()
+            ? counters.observation.rejectionAnnotationIfObserved(site: site)
+            : counters.observation.annotationIfObserved(for: event, metadata, site: site)
         dispatches.enter()
         defer { dispatches.leave() }
         let envelope = _EventEnvelope(event: event, metadata: metadata, annotation: annotation)

@@ -41,7 +41,10 @@ public protocol EventInterceptor: Sendable {
     /// producer span's.
     func didDispatch(_ dispatch: EventDispatchInfo, context: inout ServiceContext)
 
-    /// Called when a dispatch is refused because the bus has shut down.
+    /// Called when a dispatch is refused because the bus has shut down, or because it came from
+    /// outside the bus's handlers while the bus stopped gracefully. A refused dispatch is not also
+    /// reported to ``didDispatch(_:context:)``, except one made at the very moment a stop began,
+    /// which may be reported to both.
     func didReject(_ dispatch: EventDispatchInfo)
 
     /// Called when an event finds no one subscribed to its type.

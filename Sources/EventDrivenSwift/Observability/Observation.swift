@@ -146,6 +146,13 @@ final class _Observation: Sendable {
         isAnnotating ? annotation(for: event, metadata, site: site) : nil
     }
 
+    /// The annotation of a dispatch the bus refuses, while the bus is observed: it only says
+    /// where the dispatch was made, for ``rejected(_:metadata:site:)``; no interceptor sees it as
+    /// a dispatch.
+    func rejectionAnnotationIfObserved(site: _DispatchSite) -> _DispatchAnnotation? {
+        isAnnotating ? _DispatchAnnotation(serviceContext: nil, site: site) : nil
+    }
+
     /// Set when the bus shuts down: later dispatches are rejected, not dispatched.
     let isClosed = Atomic<Bool>(false)
 

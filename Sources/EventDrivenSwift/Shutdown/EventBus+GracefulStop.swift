@@ -47,6 +47,20 @@ extension EventBus {
         return notQuiet
     }
 
+    /// Whether a dispatch made now, from this thread, will be refused and reported as rejected
+    /// rather than as a dispatch: the bus is not accepting, and the dispatch is neither a handler's
+    /// follow-up during a graceful stop nor one that a cut stop discards. Counts and warns of
+    /// nothing (``admitsWhileStopping(_:)`` does, when the dispatch is refused). Read before an
+    /// observed dispatch is shown to interceptors, so that they see a refused one only as
+    /// rejected; a stop that begins between this and the dispatch's own check may still show
+    /// one event as both.
+    func refusesDispatchesFromHere() -> Bool {
+        guard !lifecycle.isAccepting else { return false }
+        guard _HandlerScope.isCurrent else { return true }
+        return !lifecycle.admitsHandlerDispatches.load(ordering: .sequentiallyConsistent)
+            && !lifecycle.wasCut.load(ordering: .sequentiallyConsistent)
+    }
+
     /// Whether a dispatch that found the bus not accepting may go ahead: while a graceful stop
     /// finishes what the bus accepted, a dispatch from one of the bus's handlers may. Counts and
     /// warns of one from outside them. Kept out of line: a running bus never calls it.
