@@ -129,7 +129,7 @@ extension _Mailbox {
     /// Frees `node` and counts its delivery as dropped by the overflow policy; `refused`
     /// reports the refusal to whoever dispatched.
     private func dropNode(_ node: UInt32, refused: Bool) -> Bool {
-        guard case .delivery(let envelope, _) = unpush(node) else { return false }
+        guard case .deliveries(let envelope, _) = unpush(node) else { return false }
         drop(envelope)
         if refused { limit?.reportRefused(envelope) }
         return false
@@ -158,8 +158,8 @@ extension _Mailbox {
     }
 
     /// Takes back a node that was not pushed, and frees it.
-    func unpush(_ node: UInt32) -> _MailboxItem {
-        let item = nodes.moveItem(node)
+    func unpush(_ node: UInt32) -> _UnrunItem {
+        let item = nodes.takeUnrun(node)
         nodes.free(top: node, bottom: node)
         return item
     }

@@ -11,7 +11,9 @@ import Synchronization
 // @unchecked Sendable: only the mailbox's single drainer touches it (one drain at a time)
 final class _DrainerBuffers: @unchecked Sendable {
     /// The nodes of the batch in the ten lanes of D3, in the order the stack gave them (newest first).
-    let lanes = _DrainerLanes()
+    @exclusivity(unchecked) var lanes = _DrainerLanes()
+    /// The holds on subscriptions of the deliveries run so far in this batch.
+    @exclusivity(unchecked) var holds = _DrainerHolds()
     @exclusivity(unchecked) var barriers: [@Sendable () -> Void] = []
     @exclusivity(unchecked) var droppedOldest = 0
     @exclusivity(unchecked) var lastDiscarded = 0
@@ -33,10 +35,10 @@ final class _DrainerBuffers: @unchecked Sendable {
 /// arrays checked uniqueness and capacity on every append: a sixth of the drainer's work per
 /// event in S1).
 ///
-/// Only the mailbox's single drainer touches it; the memory is this object's alone, allocated
-/// in `init`, grown by ``append(_:to:)`` and freed in `deinit`.
-// @unchecked Sendable: only the mailbox's single drainer touches it (one drain at a time)
-final class _DrainerLanes: @unchecked Sendable {
+/// A noncopyable value kept in ``_DrainerBuffers``, which only the mailbox's single drainer
+/// touches; the memory is this value's alone, allocated in `init`, grown by
+/// ``append(_:to:)`` and freed in `deinit`.
+struct _DrainerLanes: ~Copyable {
     private static var laneCount: Int { 10 }
     /// Each lane's first index (raw memory of `capacities[lane]` indices).
     private let storage: UnsafeMutablePointer<UnsafeMutablePointer<UInt32>>
@@ -74,7 +76,7 @@ final class _DrainerLanes: @unchecked Sendable {
 
     /// Appends `node` to `lane`, doubling the lane's memory when it is full.
     @inline(__always)
-    func append(_ node: UInt32, to lane: Int) {
+    mutating func append(_ node: UInt32, to lane: Int) {
         let count = counts[lane]
         if _slowPath(count == capacities[lane]) { grow(lane) }
         storage[lane][count] = node
@@ -83,16 +85,59 @@ final class _DrainerLanes: @unchecked Sendable {
 
     /// Empties `lane`, keeping its memory.
     @inline(__always)
-    func removeAll(_ lane: Int) { counts[lane] = 0 }
+    mutating func removeAll(_ lane: Int) { counts[lane] = 0 }
 
     @inline(never)
-    private func grow(_ lane: Int) {
+    private mutating func grow(_ lane: Int) {
         let capacity = capacities[lane] * 2
         let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
         grown.initialize(from: storage[lane], count: counts[lane])
         storage[lane].deallocate()
         storage[lane] = grown
         capacities[lane] = capacity
+    }
+}
+
+/// The drainer's holds on the subscriptions of the deliveries it ran (``_MailboxItem/delivery``),
+/// released together once the batch has run: the subscription's reference count then moves to
+/// the drainer's core once per batch, not once per event.
+///
+/// A noncopyable value kept in ``_DrainerBuffers``, which only the mailbox's single drainer
+/// touches; the memory is this value's alone.
+struct _DrainerHolds: ~Copyable {
+    private var storage = UnsafeMutablePointer<Unmanaged<_Subscription>>.allocate(capacity: 64)
+    private var count = 0
+    private var capacity = 64
+
+    /// Releases what a batch cut short and never resumed still held.
+    deinit {
+        for index in 0..<count { storage[index].release() }
+        storage.deallocate()
+    }
+
+    /// Keeps `hold` until ``releaseAll()``.
+    @inline(__always)
+    mutating func append(_ hold: Unmanaged<_Subscription>) {
+        if _slowPath(count == capacity) { grow() }
+        (storage + count).initialize(to: hold)
+        count += 1
+    }
+
+    /// Releases every hold kept since the last call (outside any lock: a subscription's `deinit`
+    /// frees the user's handler).
+    @inline(__always)
+    mutating func releaseAll() {
+        for index in 0..<count { storage[index].release() }
+        count = 0
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let grown = UnsafeMutablePointer<Unmanaged<_Subscription>>.allocate(capacity: capacity * 2)
+        grown.initialize(from: storage, count: count)
+        storage.deallocate()
+        storage = grown
+        capacity *= 2
     }
 }
 

@@ -45,11 +45,9 @@ extension _Mailbox {
         while index != 0 {
             bottom = index
             let below = nodes.linked(below: index).below
-            switch nodes.moveItem(index) {
-            case .delivery(let envelope, _):
-                if observed { counters.deadLetters.post(envelope, reason: .discarded) }
-            case .deliveries(let envelope, let subscriptions):
-                if observed { for _ in subscriptions { counters.deadLetters.post(envelope, reason: .discarded) } }
+            switch nodes.takeUnrun(index) {
+            case .deliveries(let envelope, let count):
+                if observed { for _ in 0..<count { counters.deadLetters.post(envelope, reason: .discarded) } }
             case .barrier(let body):
                 barriers.append(body)
             }

@@ -55,7 +55,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         var index = pending.top
         while index != 0 {
             let below = nodes.linked(below: index).below
-            _ = nodes.moveItem(index)
+            _ = nodes.takeUnrun(index)
             index = below
         }
     }
@@ -67,7 +67,10 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     /// applies its overflow policy (Reliability/Mailbox+Overflow.swift).
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
         let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
-        guard let (node, link) = nodes.take(storing: .delivery(envelope, subscription)) else {
+        // The node's hold on the subscription (see ``_MailboxItem/delivery``).
+        let hold = Unmanaged.passRetained(subscription)
+        guard let (node, link) = nodes.take(storing: .delivery(envelope, hold)) else {
+            hold.release()
             return drop(envelope)  // every node index in use: 2³² − 1 deliveries pending
         }
         switch tryPush(node, link: link, lane: lane, capacity: capacity, deliveries: 1) {
@@ -202,6 +205,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         buffers.isCutShort = false
         if buffers.lastDiscarded > 0 { counters.discarded.add(buffers.lastDiscarded, ordering: .relaxed) }
         counters.record(tally)
+        buffers.holds.releaseAll()
         nodes.free(top: buffers.top, bottom: buffers.bottom)
         inProgress.store(0, ordering: .relaxed)
         batchWaiters.batchEnds()
@@ -229,10 +233,12 @@ final class _Mailbox: _DeliveryTarget, Sendable {
             let link = nodes.slot(index).link.pointee.load(ordering: .relaxed)
             let (below, tag) = (UInt32(truncatingIfNeeded: link), UInt32(truncatingIfNeeded: link >> 32))
             if tag == barrierTag {
-                if case .barrier(let body) = nodes.moveItem(index) { buffers.barriers.append(body) }
+                if case .barrier(let body) = nodes.takeUnrun(index) { buffers.barriers.append(body) }
             } else if ordinal >= count - excess {
                 // The oldest of a full dropOldest mailbox: made room for newer ones.
-                if case .delivery(let envelope, _) = nodes.moveItem(index) { dropped.append(envelope) }
+                if case .deliveries(let envelope, let count) = nodes.takeUnrun(index) {
+                    dropped.append(contentsOf: repeatElement(envelope, count: count))
+                }
             } else {
                 buffers.lanes.append(index, to: Int(tag))
             }
@@ -246,8 +252,10 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     @inline(__always)
     private func run(_ node: UInt32, _ tally: inout _DeliveryTally) {
         switch nodes.slot(node).item.move() {
-        case .delivery(let envelope, let subscription):
-            run(envelope, for: subscription, &tally)
+        case .delivery(let envelope, let hold):
+            // Released with the batch's other holds once the batch has run.
+            drainer.holds.append(hold)
+            run(envelope, holding: hold, &tally)
         case .deliveries(let envelope, let subscriptions):
             for subscription in subscriptions { run(envelope, for: subscription, &tally) }
         case .barrier:
@@ -258,13 +266,22 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     /// Runs one delivery, unless the mailbox was closed meanwhile, and tallies its outcome.
     @inline(__always)
     private func run(_ envelope: _EventEnvelope, for subscription: _Subscription, _ tally: inout _DeliveryTally) {
-        guard !isClosed.load(ordering: .relaxed) else {
-            drainer.lastDiscarded += 1
-            if counters.deadLetters.isObserved { counters.deadLetters.post(envelope, reason: .discarded) }
-            return
-        }
+        guard !isClosed.load(ordering: .relaxed) else { return discardClosed(envelope) }
         drainer.remaining -= 1
-        let outcome = subscription.deliver(envelope)
+        count(subscription.deliver(envelope), envelope, &tally)
+    }
+
+    /// ``run(_:for:_:)`` for a delivery whose node held the subscription (``_MailboxItem/delivery``).
+    @inline(__always)
+    private func run(_ envelope: _EventEnvelope, holding hold: Unmanaged<_Subscription>, _ tally: inout _DeliveryTally) {
+        guard !isClosed.load(ordering: .relaxed) else { return discardClosed(envelope) }
+        drainer.remaining -= 1
+        // Unretained: the node's hold keeps it until the batch has run.
+        count(hold._withUnsafeGuaranteedRef { $0.deliver(envelope) }, envelope, &tally)
+    }
+
+    @inline(__always)
+    private func count(_ outcome: _DeliveryOutcome, _ envelope: _EventEnvelope, _ tally: inout _DeliveryTally) {
         if outcome == .delivered {
             tally.delivered += 1
         } else {
@@ -273,6 +290,11 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         }
     }
 
+    /// A delivery the drainer found after the mailbox was closed: counted as discarded.
+    private func discardClosed(_ envelope: _EventEnvelope) {
+        drainer.lastDiscarded += 1
+        if counters.deadLetters.isObserved { counters.deadLetters.post(envelope, reason: .discarded) }
+    }
 }
 
 /// The nodes of one mailbox, addressed by 32-bit index (0 is none), and the free list that
@@ -378,9 +400,18 @@ final class _MailboxNodes: @unchecked Sendable {
         return (index, slot.link)
     }
 
-    /// Moves the item out of node `index`, which the caller owns; the node's slot is then empty.
-    func moveItem(_ index: UInt32) -> _MailboxItem {
-        slot(index).item.move()
+    /// Moves the item out of node `index`, which the caller owns and will not run; the node's
+    /// slot is then empty, and the subscription a delivery held is released.
+    func takeUnrun(_ index: UInt32) -> _UnrunItem {
+        switch slot(index).item.move() {
+        case .delivery(let envelope, let hold):
+            hold.release()
+            return .deliveries(envelope, count: 1)
+        case .deliveries(let envelope, let subscriptions):
+            return .deliveries(envelope, count: subscriptions.count)
+        case .barrier(let body):
+            return .barrier(body)
+        }
     }
 
     /// The node under `index` in a stack, and the tag kept with it (what the drainer must know
