@@ -273,7 +273,8 @@ final class _Mailbox: _DeliveryTarget, Sendable {
 
     /// ``run(_:for:_:)`` for a delivery whose node held the subscription (``_MailboxItem/delivery``).
     @inline(__always)
-    private func run(_ envelope: _EventEnvelope, holding hold: Unmanaged<_Subscription>, _ tally: inout _DeliveryTally) {
+    private func run(_ envelope: _EventEnvelope, holding hold: Unmanaged<_Subscription>, _ tally: inout _DeliveryTally)
+    {
         guard !isClosed.load(ordering: .relaxed) else { return discardClosed(envelope) }
         drainer.remaining -= 1
         // Unretained: the node's hold keeps it until the batch has run.
