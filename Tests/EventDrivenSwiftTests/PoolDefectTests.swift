@@ -3,6 +3,7 @@
 
 import Dispatch
 import EventDrivenSwift
+import Foundation
 import Synchronization
 import Testing
 
@@ -207,10 +208,13 @@ struct PoolDefectTests {
         // Sample without pause while the retirement and the rest of the work finish.
         let stopSampling = Atomic<Bool>(false)
         let samplerDone = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // On a thread of its own: a loop on a global queue would hold one of the few threads that
+        // also run this test's awaits, and with another test doing the same the awaits would
+        // never resume (the suite once hung here, the sampler's array growing to 2.7 GB).
+        Thread {
             while !stopSampling.load(ordering: .acquiring) { _ = sample() }
             samplerDone.signal()
-        }
+        }.start()
         gates[3]?.signal()
         gates[2]?.signal()
         await pool.drain()

@@ -41,9 +41,9 @@ final class _DrainerBuffers: @unchecked Sendable {
 struct _DrainerLanes: ~Copyable {
     private static var laneCount: Int { 10 }
     /// Each lane's first index (raw memory of `capacities[lane]` indices).
-    private let storage: UnsafeMutablePointer<UnsafeMutablePointer<UInt32>>
-    private let counts: UnsafeMutablePointer<Int>
-    private let capacities: UnsafeMutablePointer<Int>
+    let storage: UnsafeMutablePointer<UnsafeMutablePointer<UInt32>>
+    let counts: UnsafeMutablePointer<Int>
+    let capacities: UnsafeMutablePointer<Int>
 
     init() {
         storage = .allocate(capacity: Self.laneCount)
@@ -63,24 +63,9 @@ struct _DrainerLanes: ~Copyable {
         capacities.deallocate()
     }
 
-    /// How many nodes `lane` holds.
-    @inline(__always)
-    func count(_ lane: Int) -> Int { counts[lane] }
-
-    /// The node at `position` of `lane` (in the order appended); `position < count(lane)`.
-    @inline(__always)
-    func node(_ lane: Int, at position: Int) -> UInt32 {
-        precondition(position < counts[lane])
-        return storage[lane][position]
-    }
-
-    /// Appends `node` to `lane`, doubling the lane's memory when it is full.
-    @inline(__always)
-    mutating func append(_ node: UInt32, to lane: Int) {
-        let count = counts[lane]
-        if _slowPath(count == capacities[lane]) { grow(lane) }
-        storage[lane][count] = node
-        counts[lane] = count + 1
+    /// The nodes of `lane`, in the order appended; valid until the lane next changes.
+    func nodes(_ lane: Int) -> UnsafeBufferPointer<UInt32> {
+        UnsafeBufferPointer(start: storage[lane], count: counts[lane])
     }
 
     /// Empties `lane`, keeping its memory.
@@ -88,7 +73,7 @@ struct _DrainerLanes: ~Copyable {
     mutating func removeAll(_ lane: Int) { counts[lane] = 0 }
 
     @inline(never)
-    private mutating func grow(_ lane: Int) {
+    mutating func grow(_ lane: Int) {
         let capacity = capacities[lane] * 2
         let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
         grown.initialize(from: storage[lane], count: counts[lane])
@@ -105,22 +90,14 @@ struct _DrainerLanes: ~Copyable {
 /// A noncopyable value kept in ``_DrainerBuffers``, which only the mailbox's single drainer
 /// touches; the memory is this value's alone.
 struct _DrainerHolds: ~Copyable {
-    private var storage = UnsafeMutablePointer<Unmanaged<_Subscription>>.allocate(capacity: 64)
-    private var count = 0
-    private var capacity = 64
+    var storage = UnsafeMutablePointer<Unmanaged<_Subscription>>.allocate(capacity: 64)
+    var count = 0
+    var capacity = 64
 
     /// Releases what a batch cut short and never resumed still held.
     deinit {
         for index in 0..<count { storage[index].release() }
         storage.deallocate()
-    }
-
-    /// Keeps `hold` until ``releaseAll()``.
-    @inline(__always)
-    mutating func append(_ hold: Unmanaged<_Subscription>) {
-        if _slowPath(count == capacity) { grow() }
-        (storage + count).initialize(to: hold)
-        count += 1
     }
 
     /// Releases every hold kept since the last call (outside any lock: a subscription's `deinit`
@@ -132,7 +109,7 @@ struct _DrainerHolds: ~Copyable {
     }
 
     @inline(never)
-    private mutating func grow() {
+    mutating func grow() {
         let grown = UnsafeMutablePointer<Unmanaged<_Subscription>>.allocate(capacity: capacity * 2)
         grown.initialize(from: storage, count: count)
         storage.deallocate()

@@ -186,7 +186,8 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         var lane = buffers.resumeLane
         var position = buffers.resumePosition
         while lane < 10 {
-            let count = buffers.lanes.count(lane)
+            let laneNodes = buffers.lanes.nodes(lane)
+            let count = laneNodes.count
             while position < count {
                 if let deadline, ranOne, DispatchTime._eventNanoseconds >= deadline {
                     (buffers.resumeLane, buffers.resumePosition, buffers.isCutShort) = (lane, position, true)
@@ -194,9 +195,33 @@ final class _Mailbox: _DeliveryTarget, Sendable {
                     return .sliceEnded
                 }
                 // Stacked lanes run newest first, queued ones oldest first; the stack gave newest first.
-                run(buffers.lanes.node(lane, at: lane < 5 ? position : count - 1 - position), &tally)
+                let node = laneNodes[lane < 5 ? position : count - 1 - position]
                 position += 1
                 ranOne = true
+                // The delivery in `node`, unless the mailbox was closed meanwhile (written out here,
+                // not called: the path a newcomer reads stays at 25 functions per event).
+                switch nodes.slot(node).item.move() {
+                case .delivery(let envelope, let hold):
+                    // Released with the batch's other holds once the batch has run.
+                    buffers.holds.append(hold)
+                    guard !isClosed.load(ordering: .relaxed) else {
+                        discardClosed(envelope)
+                        continue
+                    }
+                    buffers.remaining -= 1
+                    // Unretained: the node's hold keeps it until the batch has run.
+                    let outcome = hold._withUnsafeGuaranteedRef { $0.deliver(envelope) }
+                    if outcome == .delivered {
+                        tally.delivered += 1
+                    } else {
+                        tally.record(outcome)
+                        counters.noteUndelivered(outcome, envelope)
+                    }
+                case .deliveries(let envelope, let subscriptions):
+                    for subscription in subscriptions { run(envelope, for: subscription, &tally) }
+                case .barrier:
+                    break
+                }
             }
             buffers.lanes.removeAll(lane)
             lane += 1
@@ -248,41 +273,12 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         return bottom
     }
 
-    /// Runs the delivery in `node`, unless the mailbox was closed meanwhile.
-    @inline(__always)
-    private func run(_ node: UInt32, _ tally: inout _DeliveryTally) {
-        switch nodes.slot(node).item.move() {
-        case .delivery(let envelope, let hold):
-            // Released with the batch's other holds once the batch has run.
-            drainer.holds.append(hold)
-            run(envelope, holding: hold, &tally)
-        case .deliveries(let envelope, let subscriptions):
-            for subscription in subscriptions { run(envelope, for: subscription, &tally) }
-        case .barrier:
-            break
-        }
-    }
-
-    /// Runs one delivery, unless the mailbox was closed meanwhile, and tallies its outcome.
-    @inline(__always)
+    /// Runs one delivery of a node for several subscriptions, unless the mailbox was closed
+    /// meanwhile, and tallies its outcome.
     private func run(_ envelope: _EventEnvelope, for subscription: _Subscription, _ tally: inout _DeliveryTally) {
         guard !isClosed.load(ordering: .relaxed) else { return discardClosed(envelope) }
         drainer.remaining -= 1
-        count(subscription.deliver(envelope), envelope, &tally)
-    }
-
-    /// ``run(_:for:_:)`` for a delivery whose node held the subscription (``_MailboxItem/delivery``).
-    @inline(__always)
-    private func run(_ envelope: _EventEnvelope, holding hold: Unmanaged<_Subscription>, _ tally: inout _DeliveryTally)
-    {
-        guard !isClosed.load(ordering: .relaxed) else { return discardClosed(envelope) }
-        drainer.remaining -= 1
-        // Unretained: the node's hold keeps it until the batch has run.
-        count(hold._withUnsafeGuaranteedRef { $0.deliver(envelope) }, envelope, &tally)
-    }
-
-    @inline(__always)
-    private func count(_ outcome: _DeliveryOutcome, _ envelope: _EventEnvelope, _ tally: inout _DeliveryTally) {
+        let outcome = subscription.deliver(envelope)
         if outcome == .delivered {
             tally.delivered += 1
         } else {
@@ -298,65 +294,9 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     }
 }
 
-/// The nodes of one mailbox, addressed by 32-bit index (0 is none), and the free list that
-/// recycles them: steady-state enqueueing allocates nothing.
-///
-/// Nodes live in chunks of growing size (64, 128, 256, … nodes), allocated by whichever producer
-/// first needs one and published with a compare-and-exchange; a chunk is never freed while the
-/// mailbox lives, so an index, once handed out, always names valid memory. A node is owned by
-/// one party at a time: the free list, the producer that took it, the mailbox's pending stack
-/// (``_MailboxState``), or the drainer that took the stack.
-///
-/// The free list is a stack whose head word packs a generation with the index, so that a
-/// producer whose pop was overtaken (the node popped, used and freed again meanwhile) fails its
-/// compare-and-exchange instead of corrupting the list. Each node's link is atomic because a
-/// producer reading a free node's link may race with the producer that popped it; the loser's
-/// compare-and-exchange then fails.
-///
-/// This type (its chunk layout in MailboxNodes+Chunks.swift) is the mailbox's storage and holds
-/// its only raw memory.
-// @unchecked Sendable: chunk addresses and links are atomics; an item is touched only by the node's owner
-final class _MailboxNodes: @unchecked Sendable {
-    /// The chunks' addresses (0 until allocated): chunk `k` holds `64 << k` nodes.
-    let chunks: UnsafeMutablePointer<Atomic<UInt>>
-    /// `generation << 32 | index` of the first free node.
-    private let freeHead = Atomic<UInt64>(0)
-    /// The next index never handed out.
-    private let fresh = Atomic<UInt64>(1)
-
-    /// Where each chunk keeps its items, from its base address (after its links).
-    private let itemOffsets: UnsafeMutablePointer<Int>
-    // Instance constants rather than static ones: a node is addressed without a call, even in a
-    // debug build.
-    private let firstChunkShift = 6
-    let firstChunkSize = 64
-
-    private static var chunkCount: Int { 27 }
-
-    init() {
-        chunks = .allocate(capacity: Self.chunkCount)
-        itemOffsets = .allocate(capacity: Self.chunkCount)
-        for chunk in 0..<Self.chunkCount {
-            (chunks + chunk).initialize(to: Atomic(0))
-            (itemOffsets + chunk).initialize(to: Self.itemsStart(64 << chunk))
-        }
-    }
-
-    /// Frees the chunks; the mailbox has moved every item out (see ``_Mailbox``'s `deinit`).
-    deinit {
-        for chunk in 0..<Self.chunkCount {
-            let address = chunks[chunk].load(ordering: .acquiring)
-            guard address != 0 else { continue }
-            let base = UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped
-            let size = firstChunkSize << chunk
-            base.assumingMemoryBound(to: Atomic<UInt64>.self).deinitialize(count: size)
-            base.deallocate()
-        }
-        chunks.deinitialize(count: Self.chunkCount)
-        chunks.deallocate()
-        itemOffsets.deallocate()
-    }
-
+/// The per-event steps of a mailbox's node storage (``_MailboxNodes``, MailboxNodes.swift):
+/// addressing a node and taking a free one.
+extension _MailboxNodes {
     // MARK: Owning a node
 
     /// The link and the item slot of node `index`.
@@ -385,7 +325,7 @@ final class _MailboxNodes: @unchecked Sendable {
         while true {
             index = UInt32(truncatingIfNeeded: head)
             if index == 0 {
-                let fresh = fresh.add(1, ordering: .relaxed).oldValue
+                let fresh = self.fresh.add(1, ordering: .relaxed).oldValue
                 guard fresh <= UInt64(UInt32.max) else { return nil }
                 index = UInt32(fresh)
                 break
@@ -400,44 +340,28 @@ final class _MailboxNodes: @unchecked Sendable {
         slot.item.initialize(to: item)
         return (index, slot.link)
     }
+}
 
-    /// Moves the item out of node `index`, which the caller owns and will not run; the node's
-    /// slot is then empty, and the subscription a delivery held is released.
-    func takeUnrun(_ index: UInt32) -> _UnrunItem {
-        switch slot(index).item.move() {
-        case .delivery(let envelope, let hold):
-            hold.release()
-            return .deliveries(envelope, count: 1)
-        case .deliveries(let envelope, let subscriptions):
-            return .deliveries(envelope, count: subscriptions.count)
-        case .barrier(let body):
-            return .barrier(body)
-        }
+// The drainer's two per-event steps on its buffers (``_DrainerLanes``, ``_DrainerHolds``, in
+// DrainerBuffers.swift), kept beside the drain loop that calls them.
+
+extension _DrainerLanes {
+    /// Appends `node` to `lane`, doubling the lane's memory when it is full.
+    @inline(__always)
+    mutating func append(_ node: UInt32, to lane: Int) {
+        let count = counts[lane]
+        if _slowPath(count == capacities[lane]) { grow(lane) }
+        storage[lane][count] = node
+        counts[lane] = count + 1
     }
+}
 
-    /// The node under `index` in a stack, and the tag kept with it (what the drainer must know
-    /// of the item without reading it: its lane).
-    func linked(below index: UInt32) -> (below: UInt32, tag: UInt32) {
-        let value = slot(index).link.pointee.load(ordering: .relaxed)
-        return (UInt32(truncatingIfNeeded: value), UInt32(truncatingIfNeeded: value >> 32))
-    }
-
-    /// Names `below` as the node under `index` in a stack, with `tag`.
-    func setLink(_ index: UInt32, to below: UInt32, tag: UInt32 = 0) {
-        slot(index).link.pointee.store(UInt64(tag) << 32 | UInt64(below), ordering: .relaxed)
-    }
-
-    /// Returns the nodes from `top` down to `bottom` (linked, their items moved out) to the free
-    /// list, with one compare-and-exchange.
-    func free(top: UInt32, bottom: UInt32) {
-        var head = freeHead.load(ordering: .relaxed)
-        while true {
-            setLink(bottom, to: UInt32(truncatingIfNeeded: head))
-            let next = (head >> 32 &+ 1) << 32 | UInt64(top)
-            let (exchanged, current) = freeHead.compareExchange(
-                expected: head, desired: next, ordering: .releasing)
-            if exchanged { return }
-            head = current
-        }
+extension _DrainerHolds {
+    /// Keeps `hold` until ``releaseAll()``.
+    @inline(__always)
+    mutating func append(_ hold: Unmanaged<_Subscription>) {
+        if _slowPath(count == capacity) { grow() }
+        (storage + count).initialize(to: hold)
+        count += 1
     }
 }
