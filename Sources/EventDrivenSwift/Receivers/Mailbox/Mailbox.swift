@@ -125,7 +125,11 @@ final class _Mailbox: _DeliveryTarget, Sendable {
             case .pushed(let below, let wake):
                 // The link keeps the lane beside the node below: the drainer sorts without reading the item.
                 link.pointee.store(UInt64(lane) << 32 | UInt64(below), ordering: .relaxed)
-                let (exchanged, seen) = word.compareExchange(expected: current, desired: next, ordering: .releasing)
+                // Acquiring too: a push that finds the drainer parked wakes a drain that may run on
+                // another thread, which must see what the parked drain wrote (its buffers); the
+                // park released them (`update`), and this acquire passes them on.
+                let (exchanged, seen) = word.compareExchange(
+                    expected: current, desired: next, ordering: .acquiringAndReleasing)
                 guard exchanged else {
                     current = seen
                     continue
