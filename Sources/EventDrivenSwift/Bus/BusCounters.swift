@@ -36,15 +36,15 @@ final class _BusCounters: Sendable {
     }
 
     func record(_ tally: _DeliveryTally) {
-        if tally.delivered > 0 { delivered.add(tally.delivered, ordering: .relaxed) }
-        if tally.expired > 0 { expired.add(tally.expired, ordering: .relaxed) }
-        if tally.superseded > 0 { superseded.add(tally.superseded, ordering: .relaxed) }
-        if tally.filtered > 0 { filtered.add(tally.filtered, ordering: .relaxed) }
-        if tally.ownerGone > 0 { ownerGone.add(tally.ownerGone, ordering: .relaxed) }
+        if tally.delivered > 0 { delivered.wrappingAdd(tally.delivered, ordering: .relaxed) }
+        if tally.expired > 0 { expired.wrappingAdd(tally.expired, ordering: .relaxed) }
+        if tally.superseded > 0 { superseded.wrappingAdd(tally.superseded, ordering: .relaxed) }
+        if tally.filtered > 0 { filtered.wrappingAdd(tally.filtered, ordering: .relaxed) }
+        if tally.ownerGone > 0 { ownerGone.wrappingAdd(tally.ownerGone, ordering: .relaxed) }
         // A delivery skipped because its listener was removed is dropped by the receiver.
-        if tally.removed > 0 { discarded.add(tally.removed, ordering: .relaxed) }
-        if tally.failed > 0 { failed.add(tally.failed, ordering: .relaxed) }
-        if tally.dropped > 0 { dropped.add(tally.dropped, ordering: .relaxed) }
+        if tally.removed > 0 { discarded.wrappingAdd(tally.removed, ordering: .relaxed) }
+        if tally.failed > 0 { failed.wrappingAdd(tally.failed, ordering: .relaxed) }
+        if tally.dropped > 0 { dropped.wrappingAdd(tally.dropped, ordering: .relaxed) }
     }
 
     /// The one rule every receiver follows: counts one (event, subscriber) pair's outcome, once,
@@ -53,7 +53,7 @@ final class _BusCounters: Sendable {
     @inline(__always)
     func settle(_ outcome: _DeliveryOutcome, _ envelope: _EventEnvelope) {
         if outcome == .delivered {
-            delivered.add(1, ordering: .relaxed)
+            delivered.wrappingAdd(1, ordering: .relaxed)
         } else {
             settleUndelivered(outcome, envelope)
         }
@@ -63,7 +63,7 @@ final class _BusCounters: Sendable {
     /// as a dead letter if anyone observes them.
     @inline(never)
     func settleNoReceiver(_ envelope: _EventEnvelope) {
-        undelivered.add(1, ordering: .relaxed)
+        undelivered.wrappingAdd(1, ordering: .relaxed)
         if deadLetters.isObserved { deadLetters.post(envelope, reason: .undelivered) }
     }
 
@@ -77,7 +77,7 @@ final class _BusCounters: Sendable {
     @inline(__always)
     func record(_ outcome: _DeliveryOutcome) {
         if outcome == .delivered {
-            delivered.add(1, ordering: .relaxed)
+            delivered.wrappingAdd(1, ordering: .relaxed)
         } else {
             var tally = _DeliveryTally()
             tally.record(outcome)

@@ -32,12 +32,12 @@ final class _DispatchesInFlight: Sendable {
 
     @inline(__always)
     func enter() {
-        count.add(1, ordering: .sequentiallyConsistent)
+        count.wrappingAdd(1, ordering: .sequentiallyConsistent)
     }
 
     @inline(__always)
     func leave() {
-        if count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0
+        if count.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue == 0
             && needsQuiescence.load(ordering: .sequentiallyConsistent)
         {
             quiesced()

@@ -178,7 +178,7 @@ public final class EventBus: Sendable {
             return route(
                 envelope.event, key: key, metadata: envelope.metadata, site: _DispatchSite(fileID: file, line: line))
         }
-        dispatches.count.add(1, ordering: .sequentiallyConsistent)
+        dispatches.count.wrappingAdd(1, ordering: .sequentiallyConsistent)
         if _slowPath(!lifecycle.accepting.load(ordering: .sequentiallyConsistent))
             && !admitsWhileStopping(envelope.event)
         {
@@ -188,7 +188,7 @@ public final class EventBus: Sendable {
         } else {
             counters.settleNoReceiver(envelope)
         }
-        if dispatches.count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0
+        if dispatches.count.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue == 0
             && dispatches.needsQuiescence.load(ordering: .sequentiallyConsistent)
         {
             dispatches.quiesced()

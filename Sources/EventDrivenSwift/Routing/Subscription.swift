@@ -36,7 +36,7 @@ struct _EventFilter: Sendable {
 final class _LatestTracker: Sendable {
     private let latest = Atomic<UInt64>(0)
 
-    func advance() -> UInt64 { latest.add(1, ordering: .sequentiallyConsistent).newValue }
+    func advance() -> UInt64 { latest.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue }
     var current: UInt64 { latest.load(ordering: .sequentiallyConsistent) }
 }
 

@@ -122,6 +122,6 @@ struct _DrainerHolds: ~Copyable {
 final class _DrainRequestCount: Sendable {
     private let count = Atomic<Int>(0)
 
-    func increment() { count.add(1, ordering: .relaxed) }
+    func increment() { count.wrappingAdd(1, ordering: .relaxed) }
     var value: Int { count.load(ordering: .relaxed) }
 }

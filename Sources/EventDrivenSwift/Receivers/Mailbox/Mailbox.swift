@@ -232,7 +232,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
             position = 0
         }
         buffers.isCutShort = false
-        if buffers.lastDiscarded > 0 { counters.discarded.add(buffers.lastDiscarded, ordering: .relaxed) }
+        if buffers.lastDiscarded > 0 { counters.discarded.wrappingAdd(buffers.lastDiscarded, ordering: .relaxed) }
         counters.record(tally)
         buffers.holds.releaseAll()
         nodes.free(top: buffers.top, bottom: buffers.bottom)
@@ -329,7 +329,7 @@ extension _MailboxNodes {
         while true {
             index = UInt32(truncatingIfNeeded: head)
             if index == 0 {
-                let fresh = self.fresh.add(1, ordering: .relaxed).oldValue
+                let fresh = self.fresh.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard fresh <= UInt64(UInt32.max) else { return nil }
                 index = UInt32(fresh)
                 break

@@ -25,7 +25,7 @@ final class _SynchronousTarget: _DeliveryTarget {
         let outcome = subscription.deliver(envelope)
         depth.pointee -= 1
         if outcome == .delivered {
-            counters.delivered.add(1, ordering: .relaxed)
+            counters.delivered.wrappingAdd(1, ordering: .relaxed)
         } else {
             counters.settle(outcome, envelope)
         }
@@ -46,7 +46,7 @@ final class _SynchronousTarget: _DeliveryTarget {
             if outcome == .delivered { delivered += 1 } else { counters.settle(outcome, envelope) }
         }
         depth.pointee -= 1
-        counters.delivered.add(delivered, ordering: .relaxed)
+        counters.delivered.wrappingAdd(delivered, ordering: .relaxed)
     }
 
     var receiverDescription: String { "the dispatching thread (.synchronous)" }
