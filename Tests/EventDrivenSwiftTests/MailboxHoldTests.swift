@@ -10,6 +10,8 @@ import Testing
 /// A mailbox node holds its listener until the delivery is settled: the drainer releases the
 /// holds of a batch once the batch has run, and a delivery that leaves the mailbox without
 /// running (discarded by a close, refused or dropped by a bounded mailbox) releases at once.
+/// With two callbacks of one thread for the type, an unbounded mailbox takes one node for both,
+/// which holds the route instead; its exits are the same.
 /// Each way is taken here with a listener whose closure keeps a canary alive: the canary must be
 /// freed once nothing else holds the listener (a hold never released would keep it), every
 /// delivery must be counted, and a hold released twice would crash the test process.
@@ -44,8 +46,10 @@ struct MailboxHoldTests {
         case run, discardedByClose, refusedWhenFull, droppedAsOldest
     }
 
-    @Test("the listener is freed and every delivery counted", arguments: Exit.allCases)
-    func holdEnds(exit: Exit) async {
+    @Test(
+        "the listener is freed and every delivery counted",
+        arguments: Exit.allCases.map { ($0, 1) } + [(Exit.run, 2), (Exit.discardedByClose, 2)])
+    func holdEnds(exit: Exit, listeners: Int) async {
         weak var weakCanary: Canary?
         weak var weakBus: EventBus?
         let handled = Atomic<Int>(0)
@@ -60,8 +64,10 @@ struct MailboxHoldTests {
                 }
             let canary = Canary()
             weakCanary = canary
-            receiver.addEventCallback(Item.self) { (_: Item, _: EventMetadata) in
-                withExtendedLifetime(canary) { _ = handled.add(1, ordering: .relaxed) }
+            for _ in 0..<listeners {
+                receiver.addEventCallback(Item.self) { (_: Item, _: EventMetadata) in
+                    withExtendedLifetime(canary) { _ = handled.add(1, ordering: .relaxed) }
+                }
             }
             bus.queue(Gate())
             await receiver.gate.waitUntilEntered()
@@ -74,7 +80,7 @@ struct MailboxHoldTests {
                     receiver.cancel()
                     cancelled.signal()
                 }.start()
-                #expect(await coreEventually { bus.statistics.discarded == 10 })
+                #expect(await coreEventually { bus.statistics.discarded == 10 * listeners })
                 receiver.gate.open()
                 await coreWait(cancelled)
             } else {
@@ -87,11 +93,11 @@ struct MailboxHoldTests {
             let statistics = bus.statistics
             switch exit {
             case .run:
-                #expect(handled.load(ordering: .relaxed) == 10)
-                #expect(statistics.delivered == 11, "the gate and ten items")
+                #expect(handled.load(ordering: .relaxed) == 10 * listeners)
+                #expect(statistics.delivered == 1 + 10 * listeners, "the gate and ten items per listener")
             case .discardedByClose:
                 #expect(handled.load(ordering: .relaxed) == 0)
-                #expect(statistics.discarded == 10)
+                #expect(statistics.discarded == 10 * listeners)
             case .refusedWhenFull:
                 // Items 1 to 3 fit beside the gate's running delivery; 4 to 10 are refused.
                 #expect(handled.load(ordering: .relaxed) == 3)

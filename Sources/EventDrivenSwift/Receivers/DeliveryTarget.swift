@@ -24,7 +24,7 @@ protocol _DeliveryTarget: AnyObject, Sendable {
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription)
     /// Hands `envelope` to this target for each of `subscriptions` (neighbours in a route that
     /// share this target), to run in their order; by default one ``deliver(_:for:)`` each.
-    func deliver(_ envelope: _EventEnvelope, to subscriptions: ArraySlice<_Subscription>)
+    func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route)
     /// Where the target runs handlers, in words, for errors and logs.
     var receiverDescription: String { get }
     /// Who the target is, in a word or two, for interceptors and the topology.
@@ -40,8 +40,8 @@ protocol _DeliveryTarget: AnyObject, Sendable {
 }
 
 extension _DeliveryTarget {
-    func deliver(_ envelope: _EventEnvelope, to subscriptions: ArraySlice<_Subscription>) {
-        for subscription in subscriptions { deliver(envelope, for: subscription) }
+    func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
+        route.forEach(in: run) { deliver(envelope, for: $0) }
     }
 
     var receiverDescription: String { String(describing: type(of: self)) }

@@ -81,12 +81,19 @@ final class _Route: Sendable {
         }
     }
 
+    /// Calls `body` with each subscription of `run` in order, without retaining them: this route
+    /// holds them, and the caller holds this route.
+    @inline(__always)
+    func forEach(in run: Range<Int>, _ body: (_Subscription) -> Void) {
+        for index in run { unretained[index]._withUnsafeGuaranteedRef(body) }
+    }
+
     private func deliver(_ envelope: _EventEnvelope, _ run: Range<Int>) {
         let first = subscriptions[run.lowerBound]
         if run.count == 1 {
             first.target.deliver(envelope, for: first)
         } else {
-            first.target.deliver(envelope, to: subscriptions[run])
+            first.target.deliver(envelope, to: run, of: self)
         }
     }
 }

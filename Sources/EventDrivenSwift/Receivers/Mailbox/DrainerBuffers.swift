@@ -83,14 +83,15 @@ struct _DrainerLanes: ~Copyable {
     }
 }
 
-/// The drainer's holds on the subscriptions of the deliveries it ran (``_MailboxItem/delivery``),
-/// released together once the batch has run: the subscription's reference count then moves to
-/// the drainer's core once per batch, not once per event.
+/// The drainer's holds on the subscriptions of the deliveries it ran (``_MailboxItem/delivery``)
+/// and on the routes of its multi-listener nodes (``_MailboxItem/deliveries``), released together
+/// once the batch has run: a reference count then moves to the drainer's core once per batch,
+/// not once per event.
 ///
 /// A noncopyable value kept in ``_DrainerBuffers``, which only the mailbox's single drainer
 /// touches; the memory is this value's alone.
 struct _DrainerHolds: ~Copyable {
-    var storage = UnsafeMutablePointer<Unmanaged<_Subscription>>.allocate(capacity: 64)
+    var storage = UnsafeMutablePointer<Unmanaged<AnyObject>>.allocate(capacity: 64)
     var count = 0
     var capacity = 64
 
@@ -110,7 +111,7 @@ struct _DrainerHolds: ~Copyable {
 
     @inline(never)
     mutating func grow() {
-        let grown = UnsafeMutablePointer<Unmanaged<_Subscription>>.allocate(capacity: capacity * 2)
+        let grown = UnsafeMutablePointer<Unmanaged<AnyObject>>.allocate(capacity: capacity * 2)
         grown.initialize(from: storage, count: count)
         storage.deallocate()
         storage = grown

@@ -85,17 +85,20 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     /// Appends one delivery of `envelope` for each of `subscriptions`, to run in their order:
     /// one node for all of them in an unbounded mailbox, one each in a bounded one (whose
     /// capacity and overflow policy count deliveries one by one).
-    func deliver(_ envelope: _EventEnvelope, to subscriptions: ArraySlice<_Subscription>) {
+    func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
         guard limit == nil else {
-            for subscription in subscriptions { deliver(envelope, for: subscription) }
+            route.forEach(in: run) { deliver(envelope, for: $0) }
             return
         }
         let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
-        guard let (node, link) = nodes.take(storing: .deliveries(envelope, subscriptions)) else {
-            for _ in subscriptions { drop(envelope) }
+        // The node's hold on the route, which holds the subscriptions (see ``_MailboxItem/deliveries``).
+        let hold = Unmanaged.passRetained(route)
+        guard let (node, link) = nodes.take(storing: .deliveries(envelope, hold, _RouteRun(run))) else {
+            hold.release()
+            for _ in run { drop(envelope) }
             return
         }
-        switch tryPush(node, link: link, lane: lane, capacity: .max, deliveries: subscriptions.count) {
+        switch tryPush(node, link: link, lane: lane, capacity: .max, deliveries: run.count) {
         case .pushed(let wake): if wake { executor.wake(self, for: type(of: envelope.event)) }
         case .full, .refused: discard(node)
         }
@@ -207,7 +210,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
                 switch nodes.slot(node).item.move() {
                 case .delivery(let envelope, let hold):
                     // Released with the batch's other holds once the batch has run.
-                    buffers.holds.append(hold)
+                    buffers.holds.append(Unmanaged.fromOpaque(hold.toOpaque()))
                     guard !isClosed.load(ordering: .relaxed) else {
                         discardClosed(envelope)
                         continue
@@ -221,8 +224,12 @@ final class _Mailbox: _DeliveryTarget, Sendable {
                         tally.record(outcome)
                         counters.noteUndelivered(outcome, envelope)
                     }
-                case .deliveries(let envelope, let subscriptions):
-                    for subscription in subscriptions { run(envelope, for: subscription, &tally) }
+                case .deliveries(let envelope, let hold, let run):
+                    buffers.holds.append(Unmanaged.fromOpaque(hold.toOpaque()))
+                    // Unretained: the node's hold keeps the route, and the route its subscriptions.
+                    hold._withUnsafeGuaranteedRef { route in
+                        route.forEach(in: run.range) { self.run(envelope, for: $0, &tally) }
+                    }
                 case .barrier:
                     break
                 }
@@ -363,7 +370,7 @@ extension _DrainerLanes {
 extension _DrainerHolds {
     /// Keeps `hold` until ``releaseAll()``.
     @inline(__always)
-    mutating func append(_ hold: Unmanaged<_Subscription>) {
+    mutating func append(_ hold: Unmanaged<AnyObject>) {
         if _slowPath(count == capacity) { grow() }
         (storage + count).initialize(to: hold)
         count += 1

@@ -11,9 +11,11 @@ enum _MailboxItem: Sendable {
     /// one per delivery, each pulling the subscription's reference count away from the
     /// producer's core.
     case delivery(_EventEnvelope, Unmanaged<_Subscription>)
-    /// Run the handler of each subscription, in order, for the envelope: one node for several
-    /// listeners of one receiver (an unbounded mailbox only).
-    case deliveries(_EventEnvelope, ArraySlice<_Subscription>)
+    /// Run the handler of each subscription of a run of the route, in order, for the envelope:
+    /// one node for several listeners of one receiver (an unbounded mailbox only). The node
+    /// holds the route (one retain), which holds the subscriptions, and is released like a
+    /// delivery's hold.
+    case deliveries(_EventEnvelope, Unmanaged<_Route>, _RouteRun)
     /// Run once everything pushed before it has been handled.
     case barrier(@Sendable () -> Void)
 }
@@ -32,4 +34,19 @@ enum _UnrunItem {
         case .barrier: (nil, 0)
         }
     }
+}
+
+/// Which subscriptions of a route a ``_MailboxItem/deliveries`` node stands for: a range of the
+/// route's subscriptions, in 8 bytes rather than the 16 of a `Range<Int>`, so that the node stays
+/// small.
+struct _RouteRun: Sendable {
+    let start: UInt32
+    let count: UInt32
+
+    init(_ range: Range<Int>) {
+        start = UInt32(truncatingIfNeeded: range.lowerBound)
+        count = UInt32(truncatingIfNeeded: range.count)
+    }
+
+    var range: Range<Int> { Int(start)..<Int(start) + Int(count) }
 }

@@ -14,8 +14,9 @@ extension _MailboxNodes {
         case .delivery(let envelope, let hold):
             hold.release()
             return .deliveries(envelope, count: 1)
-        case .deliveries(let envelope, let subscriptions):
-            return .deliveries(envelope, count: subscriptions.count)
+        case .deliveries(let envelope, let hold, let run):
+            hold.release()
+            return .deliveries(envelope, count: Int(run.count))
         case .barrier(let body):
             return .barrier(body)
         }

@@ -33,15 +33,15 @@ final class _SynchronousTarget: _DeliveryTarget {
 
     /// ``deliver(_:for:)`` for neighbouring subscriptions of a route: one level deeper for all
     /// of them, the handlers in order, the deliveries counted together.
-    func deliver(_ envelope: _EventEnvelope, to subscriptions: ArraySlice<_Subscription>) {
+    func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
         let depth = c_eds_synchronous_depth_pointer().unsafelyUnwrapped
         guard depth.pointee < _SynchronousDepth.limit.load(ordering: .relaxed) else {
-            for subscription in subscriptions { subscription.refuseTooDeep(envelope, counters: counters) }
+            route.forEach(in: run) { $0.refuseTooDeep(envelope, counters: counters) }
             return
         }
         depth.pointee += 1
         var delivered = 0
-        for subscription in subscriptions {
+        route.forEach(in: run) { subscription in
             let outcome = subscription.deliver(envelope)
             if outcome == .delivered { delivered += 1 } else { counters.settle(outcome, envelope) }
         }
