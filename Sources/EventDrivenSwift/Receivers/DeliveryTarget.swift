@@ -22,8 +22,9 @@ protocol _DeliveryTarget: AnyObject, Sendable {
     /// Hands `envelope` to this target for `subscription`: on the dispatching thread, holding no
     /// lock of the bus. The target settles the delivery's outcome, now or when it runs.
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription)
-    /// Hands `envelope` to this target for each of `subscriptions` (neighbours in a route that
-    /// share this target), to run in their order; by default one ``deliver(_:for:)`` each.
+    /// Hands `envelope` to this target for each subscription of `run`, neighbours in `route` that
+    /// share this target, to run in their order; by default one ``deliver(_:for:)`` each. The
+    /// route is lent: a target that keeps it past the call retains it.
     func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route)
     /// Where the target runs handlers, in words, for errors and logs.
     var receiverDescription: String { get }

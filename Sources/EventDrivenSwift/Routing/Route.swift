@@ -70,7 +70,7 @@ final class _Route: Sendable {
     }
 
     /// ``deliver(_:)`` for a route whose neighbouring subscriptions share targets: one call per
-    /// run (``_DeliveryTarget/deliver(_:to:)``), whose target runs them in registration order.
+    /// run (``_DeliveryTarget/deliver(_:to:of:)``), whose target runs them in registration order.
     @inline(never)
     private func deliver(_ envelope: _EventEnvelope, inRuns runs: [Range<Int>]) {
         if reversesStacked && envelope.metadata.method == .stack {
