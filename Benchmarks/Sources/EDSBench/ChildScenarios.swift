@@ -23,10 +23,10 @@ func runChild(_ scenario: ChildScenario, contender: any Contender) {
     let value: Double
     switch scenario {
     case .peakMemory:
-        _ = measureThroughput(contender, receivers: 1, events: Config.s1Events)
+        _ = measureThroughput(contender, receivers: 1, events: contender.events(Config.s1Events))
         value = Double(peakResidentKilobytes())
     case .allocations:
-        value = allocationsPerEvent(contender, events: Config.s1Events)
+        value = allocationsPerEvent(contender, events: contender.events(Config.s1Events))
     case .idle:
         value = idleCPUPercent(contender, receivers: Config.idleThreads)
     }

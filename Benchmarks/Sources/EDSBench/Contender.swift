@@ -35,6 +35,24 @@ protocol Contender: Sendable {
     /// Builds a pipeline to `receivers` handlers; `handler` gets the receiver's index.
     /// `otherTypes` more event types are registered beside `Tick` (S4).
     func makePipeline(receivers: Int, otherTypes: Int, handler: @escaping @Sendable (Int, Tick) -> Void) -> Pipeline
+    /// The throughput scenarios (S1, S2, S4, and S1 in S5 and the allocation count) send this
+    /// contender the scenario's events divided by this: a contender that handles tens of
+    /// thousands of events per second would otherwise take minutes per run.
+    var eventDivisor: Int { get }
+    /// Scenarios this contender sits out (`S4`, `S5`, `ALLOC`), with the reason printed in the
+    /// report's header.
+    var skippedScenarios: (names: Set<String>, reason: String)? { get }
+    /// `true` for a contender measured only when `--contenders` names it.
+    var isOptIn: Bool { get }
+}
+
+extension Contender {
+    var eventDivisor: Int { 1 }
+    var skippedScenarios: (names: Set<String>, reason: String)? { nil }
+    var isOptIn: Bool { false }
+
+    /// `events` divided by ``eventDivisor``.
+    func events(_ events: Int) -> Int { events / eventDivisor }
 }
 
 /// Every contender, ours first, then the floor and the peers.
@@ -45,6 +63,7 @@ let allContenders: [any Contender] = [
     EDSContender(mode: .synchronous),
     FloorContender(),
     NotificationCenterContender(),
+    AsyncMessageContender(),
     CombineContender(receiveOnQueue: false),
     CombineContender(receiveOnQueue: true),
     AsyncStreamContender(),

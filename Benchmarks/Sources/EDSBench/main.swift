@@ -46,6 +46,12 @@ struct Options {
     }
 
     func wants(_ scenario: String) -> Bool { only?.contains(scenario) ?? true }
+
+    /// Whether this run measures `contender`: named by `--contenders`, or every contender that
+    /// is not opt-in when the option is absent.
+    func selects(_ contender: any Contender) -> Bool {
+        contenders?.contains(contender.name) ?? !contender.isOptIn
+    }
 }
 
 let options = Options(CommandLine.arguments)
@@ -57,8 +63,12 @@ if let (scenario, name) = options.child {
 }
 
 /// Runs `measure` for every contender, `options.runs` rounds, interleaving contenders within a round.
-func collect(_ contenders: [any Contender], _ measure: (any Contender) -> Double?) -> [(any Contender, Samples)] {
-    let contenders = contenders.filter { options.contenders?.contains($0.name) ?? true }
+func collect(
+    _ contenders: [any Contender], scenario: String, _ measure: (any Contender) -> Double?
+) -> [(any Contender, Samples)] {
+    let contenders = contenders.filter {
+        options.selects($0) && !($0.skippedScenarios?.names.contains(scenario) ?? false)
+    }
     var samples = Array(repeating: Samples(), count: contenders.count)
     for _ in 0..<options.runs {
         for (index, contender) in contenders.enumerated() {
@@ -74,21 +84,32 @@ print("- date: \(ISO8601DateFormatter().string(from: startedAt))")
 print("- machine: \(machineDescription())")
 print("- command: `\(CommandLine.arguments.joined(separator: " "))`")
 print("- median of \(options.runs) runs per figure; contenders interleaved within each run")
-print("- `÷ floor`: the figure divided by the floor's; `vs X`: how many times better than X (> 1: ours is better)\n")
+print("- `÷ floor`: the figure divided by the floor's; `vs X`: how many times better than X (> 1: ours is better)")
+for contender in allContenders where contender.eventDivisor > 1 && options.selects(contender) {
+    print("- \(contender.name): 1/\(contender.eventDivisor) of the events in S1, S2, S4, S5 and the allocation count")
+}
+for contender in allContenders where options.selects(contender) {
+    if let (names, reason) = contender.skippedScenarios {
+        print("- \(contender.name) sits out \(names.sorted().joined(separator: ", ")): \(reason)")
+    }
+}
+print()
 
-let asynchronous = allContenders.filter { !$0.isSynchronous && (options.contenders?.contains($0.name) ?? true) }
+let asynchronous = allContenders.filter { !$0.isSynchronous && options.selects($0) }
 let synchronous = allContenders.filter { $0.isSynchronous || $0.kind == .floor }
 
 if options.wants("S1") {
-    let results = collect(allContenders) { measureThroughput($0, receivers: 1, events: Config.s1Events) }
+    let results = collect(allContenders, scenario: "S1") {
+        measureThroughput($0, receivers: 1, events: $0.events(Config.s1Events))
+    }
     printComparison(
         title: "S1: one producer → one receiver, \(Config.s1Events) queued events", unit: "M events/s",
         direction: .higherIsBetter, results: results, scale: 1e6)
 }
 
 if options.wants("S2") {
-    let results = collect(allContenders) {
-        measureThroughput($0, receivers: Config.s2Receivers, events: Config.s2Events)
+    let results = collect(allContenders, scenario: "S2") {
+        measureThroughput($0, receivers: Config.s2Receivers, events: $0.events(Config.s2Events))
     }
     printComparison(
         title: "S2: fan-out to \(Config.s2Receivers) receivers, \(Config.s2Events) events",
@@ -121,9 +142,10 @@ if options.wants("S4") {
     // Each run measures S4 and then S1 again for the same contender, back to back, so that the
     // ratio of the two compares figures taken in the same seconds of this noisy machine.
     var withoutOthers: [String: Samples] = [:]
-    let results = collect(routed) { contender in
-        let loaded = measureThroughput(contender, receivers: 1, events: Config.s1Events, otherTypes: Config.s4OtherTypes)
-        let plain = measureThroughput(contender, receivers: 1, events: Config.s1Events)
+    let results = collect(routed, scenario: "S4") { contender in
+        let events = contender.events(Config.s1Events)
+        let loaded = measureThroughput(contender, receivers: 1, events: events, otherTypes: Config.s4OtherTypes)
+        let plain = measureThroughput(contender, receivers: 1, events: events)
         withoutOthers[contender.name, default: Samples()].values.append(loaded / plain)
         return loaded
     }
@@ -140,7 +162,7 @@ if options.wants("S4") {
 }
 
 if options.wants("S5") {
-    let results = collect(allContenders) { measureInChild(.peakMemory, contender: $0) }
+    let results = collect(allContenders, scenario: "S5") { measureInChild(.peakMemory, contender: $0) }
     printComparison(
         title: "S5: peak RSS (VmHWM) of a process running S1 once", unit: "MB", direction: .lowerIsBetter,
         results: results, scale: 1024)
@@ -151,7 +173,7 @@ if options.wants("S5") {
 }
 
 if options.wants("S6") {
-    let results = collect(synchronous) { measureSynchronousCost($0, events: Config.s6Events) }
+    let results = collect(synchronous, scenario: "S6") { measureSynchronousCost($0, events: Config.s6Events) }
     printComparison(
         title: "S6: synchronous dispatch to one handler (the floor: a closure called under a lock)",
         unit: "ns/event", direction: .lowerIsBetter, results: results)
@@ -177,7 +199,7 @@ if options.wants("S7") {
 
 if options.wants("IDLE") {
     let parked = allContenders.filter { !$0.isSynchronous }
-    let results = collect(parked) { measureInChild(.idle, contender: $0) }
+    let results = collect(parked, scenario: "IDLE") { measureInChild(.idle, contender: $0) }
     printComparison(
         title: "Idle: CPU of a process with \(Config.idleThreads) parked receivers, over 1 s",
         unit: "% of a core", direction: .lowerIsBetter, results: results, ratios: false)
@@ -185,7 +207,7 @@ if options.wants("IDLE") {
 
 if options.wants("ALLOC") {
     if let library = options.mallocLibrary {
-        let results = collect(allContenders) {
+        let results = collect(allContenders, scenario: "ALLOC") {
             measureInChild(.allocations, contender: $0, environment: ["LD_PRELOAD": library])
         }
         printComparison(
