@@ -12,6 +12,8 @@ struct Tick: Eventable {
 enum ContenderKind: Sendable {
     case ours
     case floor
+    /// The floor with what SPEC E3 requires of every dispatch added: a bound, not a peer.
+    case bound
     case peer
 }
 
@@ -62,6 +64,7 @@ let allContenders: [any Contender] = [
     EDSContender(mode: .requesterThread),
     EDSContender(mode: .synchronous),
     FloorContender(),
+    StampedFloorContender(),
     NotificationCenterContender(),
     AsyncMessageContender(),
     CombineContender(receiveOnQueue: false),

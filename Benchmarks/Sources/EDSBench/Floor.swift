@@ -35,15 +35,15 @@ final class LockedCondition: @unchecked Sendable {  // the pthread mutex guards 
 
 /// The floor's queue: producers append under the lock and signal only a waiting consumer; the
 /// consumer thread takes everything pending at once and calls the handler for each event.
-final class FloorQueue: @unchecked Sendable {  // `items`, `waiting` and `closed` are guarded by `lock`; `spare` belongs to the consumer
+final class FloorQueue<Item>: @unchecked Sendable {  // `items`, `waiting` and `closed` are guarded by `lock`; `spare` belongs to the consumer
     private let lock = LockedCondition()
-    private var items: [Tick] = []
-    private var spare: [Tick] = []
+    private var items: [Item] = []
+    private var spare: [Item] = []
     private var waiting = false
     private var closed = false
     private let exited = DispatchSemaphore(value: 0)
 
-    init(handler: @escaping @Sendable (Tick) -> Void) {
+    init(handler: @escaping @Sendable (Item) -> Void) {
         let thread = Thread { [self] in
             consume(handler)
             exited.signal()
@@ -51,9 +51,9 @@ final class FloorQueue: @unchecked Sendable {  // `items`, `waiting` and `closed
         thread.start()
     }
 
-    func push(_ tick: Tick) {
+    func push(_ item: Item) {
         lock.lock()
-        items.append(tick)
+        items.append(item)
         let wake = waiting
         waiting = false
         lock.unlock()
@@ -68,7 +68,7 @@ final class FloorQueue: @unchecked Sendable {  // `items`, `waiting` and `closed
         exited.wait()
     }
 
-    private func consume(_ handler: (Tick) -> Void) {
+    private func consume(_ handler: (Item) -> Void) {
         while true {
             lock.lock()
             while items.isEmpty && !closed {
@@ -81,7 +81,7 @@ final class FloorQueue: @unchecked Sendable {  // `items`, `waiting` and `closed
             }
             swap(&items, &spare)
             lock.unlock()
-            for tick in spare { handler(tick) }
+            for item in spare { handler(item) }
             spare.removeAll(keepingCapacity: true)
         }
     }
@@ -99,6 +99,36 @@ struct FloorContender: Contender {
         let queue = FloorQueue { tick in for index in 0..<receivers { handler(index, tick) } }
         return Pipeline(send: queue.push, tearDown: queue.close)
     }
+}
+
+/// The floor with one clock read per event (SPEC E3): what the floor would deliver if, like every
+/// dispatch of ours, it stamped each event with `CLOCK_MONOTONIC`, the clock of
+/// `DispatchTime.now()`, before queueing it. It shows what the clock read alone costs on this
+/// machine, and so the most that any design that keeps E3 can reach against the floor.
+struct StampedFloorContender: Contender {
+    var name: String { "floor + clock read" }
+    var kind: ContenderKind { .bound }
+    var isSynchronous: Bool { false }
+    var routesByType: Bool { false }
+    var skippedScenarios: (names: Set<String>, reason: String)? {
+        (["S3", "S4", "S5", "ALLOC", "IDLE"], "a bound on throughput, measured in S1 and S2 only")
+    }
+
+    func makePipeline(receivers: Int, otherTypes: Int, handler: @escaping @Sendable (Int, Tick) -> Void) -> Pipeline {
+        // The stamp travels with the event, as a dispatch time does.
+        let queue = FloorQueue<(Tick, UInt64)> { stamped in
+            for index in 0..<receivers { handler(index, stamped.0) }
+        }
+        return Pipeline(send: { queue.push(($0, monotonicNanoseconds())) }, tearDown: queue.close)
+    }
+}
+
+/// `CLOCK_MONOTONIC` in nanoseconds, read the way the library stamps a dispatch.
+@inline(__always)
+private func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
 }
 
 /// The synchronous floor of S6: a closure called under a lock.
