@@ -7,6 +7,10 @@ import Synchronization
 /// whenever a subscription is added or removed. A dispatch finds it in the published route
 /// table (``_PublishedRoutes``) without a lock and delivers through it.
 final class _Route: Sendable {
+    // The reference count, in the object's header, takes the dispatching thread's retain for
+    // every event that a multi-listener node carries, while the drainer reads the fields below
+    // for every node: they start a cache line further (``_CacheLinePadding``).
+    private let afterHeader = _CacheLinePadding()
     let subscriptions: [_Subscription]
     /// ``subscriptions`` again, unretained, so that a delivery neither retains nor releases
     /// them: `subscriptions` holds each one as long as this route exists.

@@ -48,6 +48,10 @@ final class _LatestTracker: Sendable {
 /// ``_DeliveryTarget``), which calls ``deliver(_:)`` when the handler is to run.
 // @unchecked Sendable: only because of the weak lets `owner` and `registrar` (atomic in the runtime); the rest is immutable or atomic
 final class _Subscription: @unchecked Sendable {
+    // The reference count, in the object's header, takes the dispatching thread's retain for
+    // every queued event, while the drainer reads the fields below for every delivery: they start
+    // a cache line further (``_CacheLinePadding``).
+    private let afterHeader = _CacheLinePadding()
     let eventType: ObjectIdentifier
     let eventTypeName: String
     /// The event type itself, so that a pool can subscribe to the bus for the types its threads register.

@@ -15,13 +15,11 @@ import Synchronization
 /// producer never waits on a handler (nor on the drainer, unless its bounded mailbox asks it
 /// to), and steady-state delivery allocates nothing.
 final class _Mailbox: _DeliveryTarget, Sendable {
-    /// The ``_MailboxState`` word.
-    let word = Atomic<UInt64>(_MailboxState().word)
+    // The fields that both sides read on every event come first, then the control word on a
+    // cache line of its own (see ``_CacheLinePadding``).
     let nodes = _MailboxNodes()
     /// Set by ``close()``, so that the drainer stops between two deliveries of a batch.
     let isClosed = Atomic<Bool>(false)
-    /// Deliveries the drainer took and has not counted yet.
-    let inProgress = Atomic<Int>(0)
     let drainer = _DrainerBuffers()
     /// Who waits for the batch in progress to be counted (see ``whenBatchCounted(_:)``).
     let batchWaiters = _BatchWaiters()
@@ -40,6 +38,13 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     let capacity: Int
     /// The tag of a barrier's node (lanes of deliveries are 0...9).
     let barrierTag: UInt32 = 10
+
+    private let beforeWord = _CacheLinePadding()
+    /// The ``_MailboxState`` word: a compare-and-exchange by every push and by every take.
+    let word = Atomic<UInt64>(_MailboxState().word)
+    private let afterWord = _CacheLinePadding()
+    /// Deliveries the drainer took and has not counted yet.
+    let inProgress = Atomic<Int>(0)
 
     init(executor: _MailboxExecutor, counters: _BusCounters, limit: _MailboxLimit? = nil) {
         self.executor = executor

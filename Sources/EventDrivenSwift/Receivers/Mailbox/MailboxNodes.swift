@@ -26,17 +26,21 @@ import Synchronization
 final class _MailboxNodes: @unchecked Sendable {
     /// The chunks' addresses (0 until allocated): chunk `k` holds `64 << k` nodes.
     let chunks: UnsafeMutablePointer<Atomic<UInt>>
-    /// `generation << 32 | index` of the first free node.
-    let freeHead = Atomic<UInt64>(0)
-    /// The next index never handed out.
-    let fresh = Atomic<UInt64>(1)
-
     /// Where each chunk keeps its items, from its base address (after its links).
     let itemOffsets: UnsafeMutablePointer<Int>
     // Instance constants rather than static ones: a node is addressed without a call, even in a
     // debug build.
     let firstChunkShift = 6
     let firstChunkSize = 64
+
+    // The free list's head on a cache line of its own: every producer takes a node from it, and
+    // the drainer reads the fields above for every node it addresses (``_CacheLinePadding``).
+    private let beforeFreeHead = _CacheLinePadding()
+    /// `generation << 32 | index` of the first free node.
+    let freeHead = Atomic<UInt64>(0)
+    /// The next index never handed out.
+    let fresh = Atomic<UInt64>(1)
+    private let afterFreeHead = _CacheLinePadding()
 
     private static var chunkCount: Int { 27 }
 
