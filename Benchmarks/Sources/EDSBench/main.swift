@@ -95,7 +95,10 @@ for contender in allContenders where options.selects(contender) {
 }
 print()
 
-let asynchronous = allContenders.filter { !$0.isSynchronous && options.selects($0) }
+/// The contenders of S3: the asynchronous ones that do not sit it out.
+let asynchronous = allContenders.filter {
+    !$0.isSynchronous && options.selects($0) && !($0.skippedScenarios?.names.contains("S3") ?? false)
+}
 let synchronous = allContenders.filter { $0.isSynchronous || $0.kind == .floor }
 
 if options.wants("S1") {
