@@ -144,6 +144,36 @@ struct ListenerTests {
         for handle in handles + lateHandles.values { handle.cancel() }
     }
 
+    @Test("L3: a listener registered from a context's own callback runs in that context, after the callback")
+    func requesterJoinsContextInOrder() async {
+        // One context: the late listener's delivery of each event runs right after the first
+        // listener's, on the same thread, before the next event's.
+        let events = 2_000
+        let bus = EventBus(label: "L3-join")
+        let outer = CoreRecorder<[UInt]>()
+        let inner = CoreRecorder<[UInt]>()
+        let lateHandles = CoreRecorder<EventListenerHandle>()
+        let handle = await coreOnPlainThread {
+            bus.listen(Ping.self) { event, _ in
+                outer.append([UInt(event.value), UInt(inner.count), coreThreadID()])
+                guard event.value == 0 else { return }
+                lateHandles.append(bus.listen(Ping.self) { event, _ in inner.append([UInt(event.value), coreThreadID()]) })
+            }
+        }
+        Ping(value: 0).queue(on: bus)
+        await bus.drain()
+        for value in 1..<events { Ping(value: value).queue(on: bus) }
+        await bus.drain()
+        let outerSeen = outer.values
+        let innerSeen = inner.values
+        #expect(outerSeen.map { $0[0] } == (0..<UInt(events)).map { $0 })
+        #expect(innerSeen.map { $0[0] } == (1..<UInt(events)).map { $0 })
+        #expect(outerSeen.allSatisfy { $0[1] == max($0[0], 1) - 1 }, "the late listener ran each event right after")
+        #expect(zip(outerSeen.dropFirst(), innerSeen).allSatisfy { $0[2] == $1[1] }, "on the thread of the first")
+        handle.cancel()
+        for late in lateHandles.values { late.cancel() }
+    }
+
     @Test("L4: .listenerThread delivers in order on the bus's one listener thread")
     func listenerThreadInOrder() async {
         let bus = EventBus(label: "L4")

@@ -21,6 +21,12 @@ extern _Thread_local intptr_t c_eds_synchronous_depth C_EDS_TLS_MODEL;
 /// The current thread's synchronous depth counter; reaching it is a few instructions, without a call.
 static inline intptr_t *c_eds_synchronous_depth_pointer(void) { return &c_eds_synchronous_depth; }
 
+/// The mailbox whose drain runs on the current thread (unretained), or null (`_ReceiverContext`).
+extern _Thread_local void *c_eds_receiver_mailbox C_EDS_TLS_MODEL;
+
+/// The current thread's receiver slot; setting it allocates nothing, unlike a task-local binding.
+static inline void **c_eds_receiver_mailbox_pointer(void) { return &c_eds_receiver_mailbox; }
+
 #if defined(__linux__)
 #include <errno.h>
 #include <linux/futex.h>

@@ -20,7 +20,9 @@ public enum DeliveryContext: Sendable, Hashable {
     /// registering caller's isolation (`#isolation`, SPEC L3):
     /// - from `@MainActor` code: the main actor (top-level code in `main.swift` is such code);
     /// - from an actor's code: that actor;
-    /// - inside an `EventThread` callback: that thread;
+    /// - inside an `EventThread` callback, or a callback that runs on the bus's listener thread or
+    ///   in a serial context of its own: that thread or context (not inside a `Task` the callback
+    ///   starts: it runs elsewhere);
     /// - inside an `OperationQueue` whose underlying queue is not the main queue: that queue;
     /// - otherwise (no isolation, on any thread, the main thread included): a serial context of
     ///   the receiver's own, run on the global dispatch queues.

@@ -173,7 +173,7 @@ extension EventBus {
         if let queue = OperationQueue.current?.underlyingQueue, queue !== DispatchQueue.main {
             return _Mailbox(executor: .queue(queue), counters: counters)
         }
-        return _Mailbox(executor: .globalQueue(.global()), counters: counters)
+        return _Mailbox(executor: .globalQueue(_SerialContextDrain(queue: .global())), counters: counters)
     }
 }
 

@@ -17,7 +17,10 @@ extension EventBus {
     /// handlers (listeners and consumers of every kind, EventThreads and pools, `.taskThread`
     /// tasks, async and actor listeners) are accepted until the bus is quiet
     /// (``waitUntilQuiet(timeout:)``); then it shuts down as ``shutdown(immediately:)`` with
-    /// `false` does.
+    /// `false` does. A `Task` that a handler starts counts as the handler only when the handler
+    /// itself runs in a task (`.taskThread`, async and actor listeners), whose task-local values
+    /// the new task inherits; one started from a handler that runs on a thread or a queue is
+    /// outside the bus's handlers.
     ///
     /// If the bus is not quiet when `timeout` has passed, or if ``shutdown(immediately:)`` with
     /// `true` is called meanwhile, or if the calling task is cancelled, the rest stops at once,

@@ -16,9 +16,10 @@ enum _MailboxExecutor: Sendable {
     /// Drains submitted to the main queue, one at a time, for main-actor delivery; `watch`
     /// reports once when the main queue leaves a drain waiting (see ``_MainQueueWatch``).
     case mainQueue(_MainQueueWatch)
-    /// Drains submitted to a global queue, one at a time, for a listener's own serial context.
-    /// A drain keeps looking for ``lingerNanoseconds`` before going idle (see ``_DrainPacing``).
-    case globalQueue(DispatchQueue)
+    /// Drains submitted to a global queue, one at a time, for a listener's own serial context
+    /// (``_SerialContextDrain``). A drain keeps looking for ``lingerNanoseconds`` before going idle
+    /// (see ``_DrainPacing``).
+    case globalQueue(_SerialContextDrain)
 
     /// How long a drain on a global queue keeps looking after its last batch: shorter than a
     /// mailbox thread's 40 µs, since it holds a worker thread that other work shares.
@@ -73,9 +74,8 @@ enum _MailboxExecutor: Sendable {
             drain(
                 mailbox, on: .main, lingerNanoseconds: 0, sliceNanoseconds: Self.mainSliceNanoseconds,
                 cutsBatches: true, watch: watch, eventType: eventType)
-        case .globalQueue(let queue):
-            drain(
-                mailbox, on: queue, lingerNanoseconds: Self.lingerNanoseconds, sliceNanoseconds: Self.sliceNanoseconds)
+        case .globalQueue(let drain):
+            drain.start(mailbox)
         }
     }
 
@@ -90,7 +90,7 @@ enum _MailboxExecutor: Sendable {
         // `.requesterThread` listener registered from a handler delivers on this context.
         queue.async {
             if let ticket { watch?.started(ticket) }
-            let sliceEnded = _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
+            let sliceEnded = _ReceiverContext.withCurrent(mailbox) {
                 mailbox.runUntilIdle(
                     lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds, cutsBatches: cutsBatches)
             }
@@ -105,7 +105,7 @@ enum _MailboxExecutor: Sendable {
 
     /// One drain of `mailbox`, run on `actor`'s executor.
     private static func drain(_ mailbox: _Mailbox, isolatedTo actor: isolated any Actor) async {
-        _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
+        _ReceiverContext.withCurrent(mailbox) {
             _ = mailbox.runUntilIdle()
         }
     }

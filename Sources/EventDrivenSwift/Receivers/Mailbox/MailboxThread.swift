@@ -39,7 +39,7 @@ final class _MailboxThread: Sendable {
         let thread = Thread { [self] in
             _ThreadName.setCurrent(systemName)
             threadID.store(_MailboxThread.currentThreadID, ordering: .releasing)
-            _ReceiverContext.$current.withValue(_ReceiverContext(mailbox: mailbox)) {
+            _ReceiverContext.withCurrent(mailbox) {
                 run(mailbox)
             }
             hasExited.store(true, ordering: .releasing)
