@@ -15,6 +15,7 @@ import Foundation
 enum ChildScenario: String {
     case peakMemory = "s5"
     case allocations = "alloc"
+    case sporadicAllocations = "alloc-sporadic"
     case idle = "idle"
 }
 
@@ -27,6 +28,8 @@ func runChild(_ scenario: ChildScenario, contender: any Contender) {
         value = Double(peakResidentKilobytes())
     case .allocations:
         value = allocationsPerEvent(contender, events: contender.events(Config.s1Events))
+    case .sporadicAllocations:
+        value = sporadicAllocationsPerEvent(contender, events: Config.sporadicEvents)
     case .idle:
         value = idleCPUPercent(contender, receivers: Config.idleThreads)
     }
@@ -78,6 +81,31 @@ func allocationsPerEvent(_ contender: any Contender, events: Int) -> Double {
         tally.arm(events)
         for value in 0..<events { pipeline.send(Tick(value: UInt64(value))) }
         tally.waitForAll()
+    }
+    pass()
+    let before = count()
+    pass()
+    let after = count()
+    pipeline.tearDown()
+    return Double(after - before) / Double(events)
+}
+
+/// Heap allocations per event when events come one at a time, each after the receiver went idle
+/// (500 µs apart, longer than any receiver lingers): every delivery starts a drain, as sporadic
+/// events in an app or a server do. One warm-up pass, then the count over a second pass. -1 when
+/// the counter is not preloaded.
+func sporadicAllocationsPerEvent(_ contender: any Contender, events: Int) -> Double {
+    guard let count = mallocCounter() else { return -1 }
+    let tally = DeliveryTally(receivers: 1)
+    let pipeline = contender.makePipeline(receivers: 1, otherTypes: 0) { index, _ in tally.hit(index) }
+    func pass() {
+        for value in 0..<events {
+            tally.arm(1)
+            pipeline.send(Tick(value: UInt64(value)))
+            tally.waitForAll()
+            // The gap between two events, not synchronisation: the receiver goes idle meanwhile.
+            usleep(500)
+        }
     }
     pass()
     let before = count()

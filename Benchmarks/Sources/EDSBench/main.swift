@@ -12,11 +12,12 @@ enum Config {
     static let pings = 10_000
     static let s6Events = 2_000_000
     static let idleThreads = 10
+    static let sporadicEvents = 2_000
     static let s7Events = 100_000
 }
 
 /// The command line: `EDSBench [--runs N] [--only S1,S3,...] [--contenders A,B] [--malloc-lib PATH] [--title TEXT]`,
-/// or `EDSBench --child s5|alloc|idle CONTENDER` for the scenarios measured in a child process.
+/// or `EDSBench --child s5|alloc|alloc-sporadic|idle CONTENDER` for the scenarios measured in a child process.
 struct Options {
     var runs = 5
     var only: Set<String>? = nil
@@ -216,6 +217,13 @@ if options.wants("ALLOC") {
         printComparison(
             title: "Heap allocations per queued event, S1 steady state (malloc counter preloaded)",
             unit: "allocations/event", direction: .lowerIsBetter, results: results, ratios: false)
+        let sporadic = collect(allContenders, scenario: "ALLOC") {
+            measureInChild(.sporadicAllocations, contender: $0, environment: ["LD_PRELOAD": library])
+        }
+        printComparison(
+            title:
+                "Heap allocations per event, \(Config.sporadicEvents) events one at a time, each after the receiver went idle (malloc counter preloaded)",
+            unit: "allocations/event", direction: .lowerIsBetter, results: sporadic, ratios: false)
     } else {
         print("### Allocations: skipped (pass --malloc-lib PATH to the built tools/malloccount.so)\n")
     }
