@@ -75,6 +75,31 @@ struct DispatchOrderTests {
         handle.cancel()
     }
 
+    @Test("D3: a stacked event reaches one receiver's listeners in registration order, another's between them")
+    func stackedEventKeepsRegistrationOrder() async {
+        // The listener thread's two listeners are not neighbours in the route (a synchronous one
+        // sits between them), so each gets a node of its own: both wait in one batch, whose
+        // stacked lane runs newest first.
+        let bus = EventBus(label: "D3-stacked-order")
+        let gate = CoreGate()
+        let order = CoreRecorder<String>()
+        let gateHandle = bus.listen(GateEvent.self, executeOn: .listenerThread) { _, _ in gate.block() }
+        let first = bus.listen(Labelled.self, executeOn: .listenerThread) { event, _ in order.append("A " + event.label)
+        }
+        let between = bus.listen(Labelled.self, executeOn: .synchronous) { _, _ in }
+        let second = bus.listen(Labelled.self, executeOn: .listenerThread) { event, _ in
+            order.append("C " + event.label)
+        }
+        GateEvent().queue(on: bus)
+        await gate.waitUntilEntered()
+        Labelled(label: "s1").stack(on: bus)
+        Labelled(label: "s2").stack(on: bus)
+        gate.open()
+        await bus.drain()
+        #expect(order.values == ["A s2", "C s2", "A s1", "C s1"])
+        for handle in [gateHandle, first, between, second] { handle.cancel() }
+    }
+
     @Test("D3: an event that arrives while a batch runs waits for the next batch, even when stacked .highest")
     func lateArrivalsWaitForTheNextTurn() async {
         let bus = EventBus(label: "D3-late")

@@ -157,7 +157,8 @@ struct ListenerTests {
             bus.listen(Ping.self) { event, _ in
                 outer.append([UInt(event.value), UInt(inner.count), coreThreadID()])
                 guard event.value == 0 else { return }
-                lateHandles.append(bus.listen(Ping.self) { event, _ in inner.append([UInt(event.value), coreThreadID()]) })
+                lateHandles.append(
+                    bus.listen(Ping.self) { event, _ in inner.append([UInt(event.value), coreThreadID()]) })
             }
         }
         Ping(value: 0).queue(on: bus)

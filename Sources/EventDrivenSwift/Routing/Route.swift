@@ -50,8 +50,13 @@ final class _Route: Sendable {
     func deliver(_ envelope: _EventEnvelope) {
         if let runs { return deliver(envelope, inRuns: runs) }
         if reversesStacked && envelope.metadata.method == .stack {
-            for subscription in subscriptions where !subscription.usesLanes { subscription.send(envelope) }
-            for subscription in subscriptions.reversed() where subscription.usesLanes { subscription.send(envelope) }
+            // Unretained too: `subscriptions` holds them, and the dispatch holds this route.
+            for subscription in unretained {
+                subscription._withUnsafeGuaranteedRef { if !$0.usesLanes { $0.target.deliver(envelope, for: $0) } }
+            }
+            for subscription in unretained.reversed() {
+                subscription._withUnsafeGuaranteedRef { if $0.usesLanes { $0.target.deliver(envelope, for: $0) } }
+            }
             return
         }
         for subscription in unretained {

@@ -216,7 +216,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
                 switch nodes.slot(node).item.move() {
                 case .delivery(let envelope, let hold):
                     // Released with the batch's other holds once the batch has run.
-                    buffers.holds.append(Unmanaged.fromOpaque(hold.toOpaque()))
+                    buffers.holds.append(hold)
                     guard !isClosed.load(ordering: .relaxed) else {
                         discardClosed(envelope)
                         continue
@@ -231,7 +231,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
                         counters.noteUndelivered(outcome, envelope)
                     }
                 case .deliveries(let envelope, let hold, let run):
-                    buffers.holds.append(Unmanaged.fromOpaque(hold.toOpaque()))
+                    buffers.holds.append(hold)
                     // Unretained: the node's hold keeps the route, and the route its subscriptions.
                     hold._withUnsafeGuaranteedRef { route in
                         route.forEach(in: run.range) { self.run(envelope, for: $0, &tally) }
@@ -374,11 +374,12 @@ extension _DrainerLanes {
 }
 
 extension _DrainerHolds {
-    /// Keeps `hold` until ``releaseAll()``.
+    /// Keeps `hold` (a subscription's or a route's) until ``releaseAll()``.
     @inline(__always)
-    mutating func append(_ hold: Unmanaged<AnyObject>) {
+    mutating func append<Object: AnyObject>(_ hold: Unmanaged<Object>) {
         if _slowPath(count == capacity) { grow() }
-        (storage + count).initialize(to: hold)
+        // The same object, as any object: released by ``releaseAll()`` without knowing its type.
+        (storage + count).initialize(to: Unmanaged.fromOpaque(hold.toOpaque()))
         count += 1
     }
 }
