@@ -84,6 +84,26 @@ struct BoundedMailboxTests {
         #expect(dropped == Array(4...10))
     }
 
+    @Test("R3/D3: a bounded receiver's listeners of one type get a stacked event in registration order")
+    func stackedEventInRegistrationOrder() async {
+        struct Tagged: Eventable { let tag: String }
+        let bus = EventBus(label: #function)
+        let receiver = DropNewest(bus: bus)
+        let order = CoreRecorder<String>()
+        let first = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("A " + event.tag) }
+        let second = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("B " + event.tag)
+        }
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        bus.stack(Tagged(tag: "s"))
+        receiver.gate.open()
+        await bus.drain()
+        #expect(order.values == ["A s", "B s"])
+        first.cancel()
+        second.cancel()
+        receiver.cancel()
+    }
+
     @Test("R3: dropOldest drops the event that waited longest")
     func dropOldest() async {
         let bus = EventBus(label: #function)

@@ -100,6 +100,28 @@ struct DispatchOrderTests {
         for handle in [gateHandle, first, between, second] { handle.cancel() }
     }
 
+    @Test("D3: stacked events streaming to one receiver's non-adjacent listeners run each in registration order")
+    func streamedStackedEventsKeepRegistrationOrder() async {
+        // No gate: the receiver takes the events in batches of any size, one node at a time too.
+        let bus = EventBus(label: "D3-stacked-stream")
+        let order = CoreRecorder<String>()
+        let first = bus.listen(Numbered.self, executeOn: .listenerThread) { event, _ in
+            order.append("A \(event.index)")
+        }
+        let between = bus.listen(Numbered.self, executeOn: .synchronous) { _, _ in }
+        let second = bus.listen(Numbered.self, executeOn: .listenerThread) { event, _ in
+            order.append("C \(event.index)")
+        }
+        let events = 20_000
+        for index in 0..<events { Numbered(producer: 0, index: index).stack(on: bus) }
+        await bus.drain()
+        let seen = order.values
+        #expect(seen.count == 2 * events)
+        let pairs = stride(from: 0, to: seen.count - 1, by: 2).map { [seen[$0], seen[$0 + 1]] }
+        #expect(pairs.allSatisfy { $0[0].hasPrefix("A ") && $0[1] == "C " + $0[0].dropFirst(2) })
+        for handle in [first, between, second] { handle.cancel() }
+    }
+
     @Test("D3: an event that arrives while a batch runs waits for the next batch, even when stacked .highest")
     func lateArrivalsWaitForTheNextTurn() async {
         let bus = EventBus(label: "D3-late")

@@ -22,9 +22,11 @@ protocol _DeliveryTarget: AnyObject, Sendable {
     /// Hands `envelope` to this target for `subscription`: on the dispatching thread, holding no
     /// lock of the bus. The target settles the delivery's outcome, now or when it runs.
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription)
-    /// Hands `envelope` to this target for each subscription of `run`, neighbours in `route` that
-    /// share this target, to run in their order; by default one ``deliver(_:for:)`` each. The
-    /// route is lent: a target that keeps it past the call retains it.
+    /// Hands `envelope` to this target for each subscription of `run`, the subscriptions of
+    /// `route` that share this target, to run in their (registration) order; by default one
+    /// ``deliver(_:for:)`` each, in reverse for a stacked event when the target has lanes (it runs
+    /// stacked deliveries newest first). The route is lent: a target that keeps it past the call
+    /// retains it.
     func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route)
     /// Where the target runs handlers, in words, for errors and logs.
     var receiverDescription: String { get }
@@ -42,7 +44,11 @@ protocol _DeliveryTarget: AnyObject, Sendable {
 
 extension _DeliveryTarget {
     func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
-        route.forEach(in: run) { deliver(envelope, for: $0) }
+        if usesLanes && envelope.metadata.method == .stack {
+            route.forEach(in: run.reversed()) { deliver(envelope, for: $0) }
+        } else {
+            route.forEach(in: run) { deliver(envelope, for: $0) }
+        }
     }
 
     var receiverDescription: String { String(describing: type(of: self)) }

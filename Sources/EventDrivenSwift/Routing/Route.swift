@@ -12,51 +12,51 @@ final class _Route: Sendable {
     // for every node: they start a cache line further (``_CacheLinePadding``).
     private let afterHeader = _CacheLinePadding()
     let subscriptions: [_Subscription]
-    /// ``subscriptions`` again, unretained, so that a delivery neither retains nor releases
-    /// them: `subscriptions` holds each one as long as this route exists.
+    /// ``subscriptions`` again, unretained and grouped by target (each group in registration
+    /// order, the groups in the order of their first subscription), so that a delivery neither
+    /// retains nor releases them: `subscriptions` holds each one as long as this route exists.
     private let unretained: [Unmanaged<_Subscription>]
     /// Present while any subscriber is `.latestOnly`; dispatch then numbers the events.
     let latest: _LatestTracker?
-    /// `true` when a stacked event must reach the subscriptions whose targets keep D3 lanes in
-    /// reverse (see ``deliver(_:)``): some of them share a receiver.
-    private let reversesStacked: Bool
-    /// The subscriptions in runs of consecutive ones that share a target (several listeners on
-    /// the bus's listener thread, several callbacks of one EventThread), each handed over in one
-    /// call; `nil` when no two neighbours share one.
+    /// The groups of ``unretained`` that share a target (several listeners on the bus's listener
+    /// thread, several callbacks of one EventThread), each handed over in one call; `nil` when
+    /// every subscription has a target of its own.
     private let runs: [Range<Int>]?
 
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
-        self.unretained = subscriptions.map { Unmanaged.passUnretained($0) }
         self.latest = latest
-        self.reversesStacked = subscriptions.count > 1 && subscriptions.contains { $0.usesLanes }
+        var groups: [[_Subscription]] = []
+        var groupOfTarget: [ObjectIdentifier: Int] = [:]
+        for subscription in subscriptions {
+            let target = ObjectIdentifier(subscription.target)
+            if let group = groupOfTarget[target] {
+                groups[group].append(subscription)
+            } else {
+                groupOfTarget[target] = groups.count
+                groups.append([subscription])
+            }
+        }
+        self.unretained = groups.joined().map { Unmanaged.passUnretained($0) }
         var runs: [Range<Int>] = []
         var start = 0
-        while start < subscriptions.count {
-            var end = start + 1
-            while end < subscriptions.count && subscriptions[end].target === subscriptions[start].target { end += 1 }
-            runs.append(start..<end)
-            start = end
+        for group in groups {
+            runs.append(start..<start + group.count)
+            start += group.count
         }
-        self.runs = runs.count < subscriptions.count ? runs : nil
+        self.runs = groups.count < subscriptions.count ? runs : nil
     }
 
     /// Hands `envelope` to the target of every subscription, through the one boundary
-    /// (``_DeliveryTarget/deliver(_:for:)``), holding no lock of the bus.
+    /// (``_DeliveryTarget/deliver(_:for:)``, or ``_DeliveryTarget/deliver(_:to:of:)`` for a
+    /// target's group), holding no lock of the bus.
     ///
-    /// A receiver runs its stacked deliveries newest first, so the deliveries of one stacked
-    /// event to receivers with lanes go in reverse: a receiver with several subscriptions for
-    /// the type then still runs them in registration order. The others keep registration order.
+    /// Each target gets its subscriptions in one call, in registration order, and keeps that order
+    /// itself: a mailbox takes them as one node (or, bounded, pushes a stacked event's in reverse,
+    /// since it runs stacked nodes newest first).
     func deliver(_ envelope: _EventEnvelope) {
-        if let runs { return deliver(envelope, inRuns: runs) }
-        if reversesStacked && envelope.metadata.method == .stack {
-            // Unretained too: `subscriptions` holds them, and the dispatch holds this route.
-            for subscription in unretained {
-                subscription._withUnsafeGuaranteedRef { if !$0.usesLanes { $0.target.deliver(envelope, for: $0) } }
-            }
-            for subscription in unretained.reversed() {
-                subscription._withUnsafeGuaranteedRef { if $0.usesLanes { $0.target.deliver(envelope, for: $0) } }
-            }
+        if let runs {
+            for run in runs { deliver(envelope, run) }
             return
         }
         for subscription in unretained {
@@ -78,23 +78,11 @@ final class _Route: Sendable {
         }
     }
 
-    /// ``deliver(_:)`` for a route whose neighbouring subscriptions share targets: one call per
-    /// run (``_DeliveryTarget/deliver(_:to:of:)``), whose target runs them in registration order.
-    @inline(never)
-    private func deliver(_ envelope: _EventEnvelope, inRuns runs: [Range<Int>]) {
-        if reversesStacked && envelope.metadata.method == .stack {
-            for run in runs where !subscriptions[run.lowerBound].usesLanes { deliver(envelope, run) }
-            for run in runs.reversed() where subscriptions[run.lowerBound].usesLanes { deliver(envelope, run) }
-        } else {
-            for run in runs { deliver(envelope, run) }
-        }
-    }
-
-    /// Calls `body` with each subscription of `run` in order, without retaining them: this route
-    /// holds them, and the caller holds this route.
+    /// Calls `body` with the subscription at each of `indices` (a run, or a run reversed), without
+    /// retaining them: this route holds them, and the caller holds this route.
     @inline(__always)
-    func forEach(in run: Range<Int>, _ body: (_Subscription) -> Void) {
-        for index in run { unretained[index]._withUnsafeGuaranteedRef(body) }
+    func forEach(in indices: some Sequence<Int>, _ body: (_Subscription) -> Void) {
+        for index in indices { unretained[index]._withUnsafeGuaranteedRef(body) }
     }
 
     private func deliver(_ envelope: _EventEnvelope, _ run: Range<Int>) {

@@ -93,7 +93,13 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     /// capacity and overflow policy count deliveries one by one).
     func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
         guard limit == nil else {
-            route.forEach(in: run) { deliver(envelope, for: $0) }
+            // A node each, and a batch runs stacked nodes newest first: a stacked event's are
+            // pushed in reverse, so that they run in registration order, as one node's would.
+            if envelope.metadata.method == .stack {
+                route.forEach(in: run.reversed()) { deliver(envelope, for: $0) }
+            } else {
+                route.forEach(in: run) { deliver(envelope, for: $0) }
+            }
             return
         }
         let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
