@@ -44,6 +44,13 @@ protocol _DeliveryTarget: AnyObject, Sendable {
 
 extension _DeliveryTarget {
     func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
+        deliverOneByOne(envelope, to: run, of: route)
+    }
+
+    /// One ``deliver(_:for:)`` for each subscription of `run`; a stacked event's in reverse when
+    /// this target has lanes, which run stacked deliveries newest first, so that they still run
+    /// in registration order.
+    func deliverOneByOne(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
         if usesLanes && envelope.metadata.method == .stack {
             route.forEach(in: run.reversed()) { deliver(envelope, for: $0) }
         } else {

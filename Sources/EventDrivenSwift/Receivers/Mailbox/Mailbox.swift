@@ -92,16 +92,8 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     /// one node for all of them in an unbounded mailbox, one each in a bounded one (whose
     /// capacity and overflow policy count deliveries one by one).
     func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
-        guard limit == nil else {
-            // A node each, and a batch runs stacked nodes newest first: a stacked event's are
-            // pushed in reverse, so that they run in registration order, as one node's would.
-            if envelope.metadata.method == .stack {
-                route.forEach(in: run.reversed()) { deliver(envelope, for: $0) }
-            } else {
-                route.forEach(in: run) { deliver(envelope, for: $0) }
-            }
-            return
-        }
+        // A node each in a bounded mailbox (a stacked event's pushed in reverse).
+        guard limit == nil else { return deliverOneByOne(envelope, to: run, of: route) }
         let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
         // The node's hold on the route, which holds the subscriptions (see ``_MailboxItem/deliveries``).
         let hold = Unmanaged.passRetained(route)
