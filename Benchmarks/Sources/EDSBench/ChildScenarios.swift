@@ -74,20 +74,11 @@ private func mallocCounter() -> (@convention(c) () -> UInt64)? {
 /// Heap allocations per event of S1 in steady state: one warm-up pass of `events` events,
 /// then the count over a second pass. -1 when the counter is not preloaded.
 func allocationsPerEvent(_ contender: any Contender, events: Int) -> Double {
-    guard let count = mallocCounter() else { return -1 }
-    let tally = DeliveryTally(receivers: 1)
-    let pipeline = contender.makePipeline(receivers: 1, otherTypes: 0) { index, _ in tally.hit(index) }
-    func pass() {
+    allocationsPerEvent(contender, events: events) { pipeline, tally in
         tally.arm(events)
         for value in 0..<events { pipeline.send(Tick(value: UInt64(value))) }
         tally.waitForAll()
     }
-    pass()
-    let before = count()
-    pass()
-    let after = count()
-    pipeline.tearDown()
-    return Double(after - before) / Double(events)
 }
 
 /// Heap allocations per event when events come one at a time, each after the receiver went idle
@@ -95,10 +86,7 @@ func allocationsPerEvent(_ contender: any Contender, events: Int) -> Double {
 /// events in an app or a server do. One warm-up pass, then the count over a second pass. -1 when
 /// the counter is not preloaded.
 func sporadicAllocationsPerEvent(_ contender: any Contender, events: Int) -> Double {
-    guard let count = mallocCounter() else { return -1 }
-    let tally = DeliveryTally(receivers: 1)
-    let pipeline = contender.makePipeline(receivers: 1, otherTypes: 0) { index, _ in tally.hit(index) }
-    func pass() {
+    allocationsPerEvent(contender, events: events) { pipeline, tally in
         for value in 0..<events {
             tally.arm(1)
             pipeline.send(Tick(value: UInt64(value)))
@@ -107,9 +95,19 @@ func sporadicAllocationsPerEvent(_ contender: any Contender, events: Int) -> Dou
             usleep(500)
         }
     }
-    pass()
+}
+
+/// Runs `pass` (which sends `events` events) twice on one pipeline and returns the allocations
+/// per event of the second run; -1 when the counter is not preloaded.
+private func allocationsPerEvent(
+    _ contender: any Contender, events: Int, pass: (Pipeline, DeliveryTally) -> Void
+) -> Double {
+    guard let count = mallocCounter() else { return -1 }
+    let tally = DeliveryTally(receivers: 1)
+    let pipeline = contender.makePipeline(receivers: 1, otherTypes: 0) { index, _ in tally.hit(index) }
+    pass(pipeline, tally)
     let before = count()
-    pass()
+    pass(pipeline, tally)
     let after = count()
     pipeline.tearDown()
     return Double(after - before) / Double(events)
