@@ -76,7 +76,7 @@ struct MailboxCloseTests {
     func closeStartsNoSecondDrain() async {
         let bus = EventBus(label: #function)
         let queue = DispatchQueue(label: "issue-13.9")
-        let mailbox = _Mailbox(executor: .queue(queue), counters: bus.counters)
+        let mailbox = _Mailbox(executor: .queue(.named(queue)), counters: bus.counters)
         let gate = CoreGate()
         let subscription = _Subscription(
             Hold.self, owner: nil, target: mailbox, interest: .all, registrar: bus

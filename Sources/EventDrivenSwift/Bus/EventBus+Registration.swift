@@ -67,7 +67,7 @@ extension EventBus {
     var mainMailbox: _Mailbox {
         sharedMailboxes.withLock { shared in
             if let mailbox = shared.main { return mailbox }
-            let mailbox = _Mailbox(executor: .mainQueue(mainQueueWatch), counters: counters)
+            let mailbox = _Mailbox(executor: .mainQueue(.mainActor(watch: mainQueueWatch)), counters: counters)
             shared.main = mailbox
             return mailbox
         }

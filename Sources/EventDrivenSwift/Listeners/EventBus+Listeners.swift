@@ -152,7 +152,7 @@ extension EventBus {
         case .mainActor: return mainMailbox
         case .synchronous: return synchronousTarget
         case .requesterThread: return requesterMailbox(isolation: isolation)
-        case .queue(let queue): return _Mailbox(executor: .queue(queue), counters: counters)
+        case .queue(let queue): return _Mailbox(executor: .queue(.named(queue)), counters: counters)
         case .thread(let thread): return thread.mailbox
         }
     }
@@ -171,9 +171,9 @@ extension EventBus {
             return context.mailbox
         }
         if let queue = OperationQueue.current?.underlyingQueue, queue !== DispatchQueue.main {
-            return _Mailbox(executor: .queue(queue), counters: counters)
+            return _Mailbox(executor: .queue(.named(queue)), counters: counters)
         }
-        return _Mailbox(executor: .globalQueue(_SerialContextDrain(queue: .global())), counters: counters)
+        return _Mailbox(executor: .globalQueue(.serialContext()), counters: counters)
     }
 }
 

@@ -26,7 +26,7 @@ extension _MailboxExecutor {
                 return String(thread.name.dropFirst("EventThread(".count).dropLast())
             }
             return thread.name
-        case .queue(let queue): return "queue '\(queue.label)'"
+        case .queue(let drain): return "queue '\(drain.queue.label)'"
         case .actor(let actor): return "actor \(type(of: actor))"
         case .mainQueue: return "main actor"
         case .globalQueue: return "serial context"

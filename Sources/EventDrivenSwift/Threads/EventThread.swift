@@ -64,7 +64,7 @@ open class EventThread: ObservableClass, @unchecked Sendable {
         self.bus = bus
         self.runner = nil
         self.mailbox = _Mailbox(
-            executor: .mainQueue(bus.mainQueueWatch), counters: bus.counters,
+            executor: .mainQueue(.mainActor(watch: bus.mainQueueWatch)), counters: bus.counters,
             limit: _MailboxLimit(type(of: self).mailboxPolicy, receiver: "UIEventThread(\(type(of: self)))", bus: bus))
         self.registrar = _EventThreadRegistration.override ?? bus
         super.init()

@@ -51,7 +51,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         self.counters = counters
         self.limit = limit
         self.capacity = limit.map { $0.dropsOldest ? .max : $0.capacity } ?? .max
-        if case .globalQueue(let drain) = executor { drain.attach(self) }
+        executor.queueDrain?.attach(self)
     }
 
     deinit {

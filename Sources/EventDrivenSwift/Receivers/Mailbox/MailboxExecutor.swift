@@ -7,19 +7,19 @@ import Dispatch
 enum _MailboxExecutor: Sendable {
     /// A dedicated thread that parks while the mailbox is idle.
     case thread(_MailboxThread)
-    /// Drains submitted to a dispatch queue, one at a time: the main queue, or an
-    /// `OperationQueue`'s underlying queue. A drain goes idle as soon as nothing is pending.
-    case queue(DispatchQueue)
+    /// Drains submitted to a dispatch queue, one at a time (``_QueueDrain``): a queue named with
+    /// `.queue(_:)`, or an `OperationQueue`'s underlying queue. A drain goes idle as soon as
+    /// nothing is pending.
+    case queue(_QueueDrain)
     /// Drains run isolated to an actor, one at a time, for a listener registered from that
     /// actor's code (`.requesterThread`); each drain is a task that hops onto the actor.
     case actor(any Actor)
-    /// Drains submitted to the main queue, one at a time, for main-actor delivery; `watch`
-    /// reports once when the main queue leaves a drain waiting (see ``_MainQueueWatch``).
-    case mainQueue(_MainQueueWatch)
-    /// Drains submitted to a global queue, one at a time, for a listener's own serial context
-    /// (``_SerialContextDrain``). A drain keeps looking for ``lingerNanoseconds`` before going idle
-    /// (see ``_DrainPacing``).
-    case globalQueue(_SerialContextDrain)
+    /// Drains submitted to the main queue, one at a time, for main-actor delivery; the bus's
+    /// ``_MainQueueWatch`` reports once when the main queue leaves a drain waiting.
+    case mainQueue(_QueueDrain)
+    /// Drains submitted to a global queue, one at a time, for a listener's own serial context. A
+    /// drain keeps looking for ``lingerNanoseconds`` before going idle (see ``_DrainPacing``).
+    case globalQueue(_QueueDrain)
 
     /// How long a drain on a global queue keeps looking after its last batch: shorter than a
     /// mailbox thread's 40 µs, since it holds a worker thread that other work shares.
@@ -40,7 +40,7 @@ enum _MailboxExecutor: Sendable {
     var drainsOnMainQueue: Bool {
         switch self {
         case .mainQueue: true
-        case .queue(let queue): queue === DispatchQueue.main
+        case .queue(let drain): drain.queue === DispatchQueue.main
         case .actor(let actor): actor is MainActor
         case .thread, .globalQueue: false
         }
@@ -50,10 +50,19 @@ enum _MailboxExecutor: Sendable {
     var receiverDescription: String {
         switch self {
         case .thread(let thread): thread.name
-        case .queue(let queue): queue === DispatchQueue.main ? "the main queue" : "the queue '\(queue.label)'"
+        case .queue(let drain):
+            drain.queue === DispatchQueue.main ? "the main queue" : "the queue '\(drain.queue.label)'"
         case .actor(let actor): "the actor \(type(of: actor))"
         case .mainQueue: "the main actor"
         case .globalQueue: "a serial context of its own"
+        }
+    }
+
+    /// The queue drain of a queue-based executor; `nil` for a thread or an actor.
+    var queueDrain: _QueueDrain? {
+        switch self {
+        case .queue(let drain), .mainQueue(let drain), .globalQueue(let drain): drain
+        case .thread, .actor: nil
         }
     }
 
@@ -64,42 +73,10 @@ enum _MailboxExecutor: Sendable {
         switch self {
         case .thread(let thread):
             thread.wake()
-        case .queue(let queue):
-            // The main queue named as a queue gets the main actor's slices too.
-            let slice = queue === DispatchQueue.main ? Self.mainSliceNanoseconds : nil
-            drain(mailbox, on: queue, lingerNanoseconds: 0, sliceNanoseconds: slice, cutsBatches: slice != nil)
         case .actor(let actor):
             Task { await Self.drain(mailbox, isolatedTo: actor) }
-        case .mainQueue(let watch):
-            drain(
-                mailbox, on: .main, lingerNanoseconds: 0, sliceNanoseconds: Self.mainSliceNanoseconds,
-                cutsBatches: true, watch: watch, eventType: eventType)
-        case .globalQueue(let drain):
-            drain.start(mailbox)
-        }
-    }
-
-    /// Submits a drain of `mailbox` to `queue`; a drain whose slice ran out submits itself
-    /// again, so that it stays the mailbox's only one and the order is kept.
-    private func drain(
-        _ mailbox: _Mailbox, on queue: DispatchQueue, lingerNanoseconds: UInt64, sliceNanoseconds: UInt64?,
-        cutsBatches: Bool = false, watch: _MainQueueWatch? = nil, eventType: (any Eventable.Type)? = nil
-    ) {
-        let ticket = watch?.submitted(mailbox, eventType: eventType)
-        // Like a mailbox thread, the drain names its mailbox as the current receiver, so a
-        // `.requesterThread` listener registered from a handler delivers on this context.
-        queue.async {
-            if let ticket { watch?.started(ticket) }
-            let sliceEnded = _ReceiverContext.withCurrent(mailbox) {
-                mailbox.runUntilIdle(
-                    lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds, cutsBatches: cutsBatches)
-            }
-            // Still scheduled: resumed behind the queue's other work.
-            if sliceEnded {
-                drain(
-                    mailbox, on: queue, lingerNanoseconds: lingerNanoseconds, sliceNanoseconds: sliceNanoseconds,
-                    cutsBatches: cutsBatches, watch: watch, eventType: eventType)
-            }
+        case .queue(let drain), .mainQueue(let drain), .globalQueue(let drain):
+            drain.start(mailbox, for: eventType)
         }
     }
 
