@@ -17,6 +17,7 @@ enum ChildScenario: String {
     case allocations = "alloc"
     case sporadicAllocations = "alloc-sporadic"
     case idle = "idle"
+    case placement = "s3-placement"
 }
 
 /// Runs `scenario` for `contender` in this process and prints `RESULT=<number>`.
@@ -32,6 +33,10 @@ func runChild(_ scenario: ChildScenario, contender: any Contender) {
         value = sporadicAllocationsPerEvent(contender, events: Config.sporadicEvents)
     case .idle:
         value = idleCPUPercent(contender, receivers: Config.idleThreads)
+    case .placement:
+        let (p50, sameCPU) = measurePlacement(contender, pings: Config.pings)
+        print("P50_US=\(p50)")
+        value = sameCPU
     }
     print("RESULT=\(value)")
 }

@@ -17,7 +17,7 @@ enum Config {
 }
 
 /// The command line: `EDSBench [--runs N] [--only S1,S3,...] [--contenders A,B] [--malloc-lib PATH] [--title TEXT]`,
-/// or `EDSBench --child s5|alloc|alloc-sporadic|idle CONTENDER` for the scenarios measured in a child process.
+/// or `EDSBench --child s5|alloc|alloc-sporadic|idle|s3-placement CONTENDER` for the scenarios measured in a child process.
 struct Options {
     var runs = 5
     var only: Set<String>? = nil
