@@ -22,8 +22,6 @@ final class _QueueDrain: Sendable {
 
     /// The queue the drains run on.
     var queue: DispatchQueue { runner.queue }
-    /// `true` for main-actor delivery (``_MainQueueWatch`` watches the drains).
-    var isMainActor: Bool { runner.watch != nil }
 
     /// - Parameters:
     ///   - lingerNanoseconds: How long a drain keeps looking before it goes idle (``_DrainPacing``).
