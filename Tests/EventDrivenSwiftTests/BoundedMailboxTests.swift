@@ -104,6 +104,69 @@ struct BoundedMailboxTests {
         receiver.cancel()
     }
 
+    /// A bounded receiver that never fills in these tests: what is measured is the order.
+    final class Roomy: Receiver, @unchecked Sendable {  // inherits Receiver's thread-safe state
+        override class var mailboxPolicy: EventMailboxPolicy {
+            .bounded(capacity: 1_000_000, whenFull: .dropNewest)
+        }
+    }
+
+    @Test("R3/D3: stacked events streaming to a bounded receiver's listeners run each in registration order")
+    func streamedStackedEventsInRegistrationOrder() async {
+        struct Numbered: Eventable { let index: Int }
+        // No gate: the receiver takes the events in batches of any size, so a batch could end
+        // in the middle of one event's deliveries if they were pushed one by one.
+        let bus = EventBus(label: #function)
+        let receiver = Roomy(bus: bus)
+        let order = CoreRecorder<String>()
+        let first = bus.listen(Numbered.self, executeOn: .thread(receiver)) { event, _ in
+            order.append("A \(event.index)")
+        }
+        let second = bus.listen(Numbered.self, executeOn: .thread(receiver)) { event, _ in
+            order.append("B \(event.index)")
+        }
+        let events = 20_000
+        for index in 0..<events { bus.stack(Numbered(index: index)) }
+        await bus.drain()
+        let seen = order.values
+        #expect(seen.count == 2 * events)
+        let pairs = stride(from: 0, to: seen.count - 1, by: 2).map { [seen[$0], seen[$0 + 1]] }
+        #expect(pairs.allSatisfy { $0[0].hasPrefix("A ") && $0[1] == "B " + $0[0].dropFirst(2) })
+        #expect(bus.statistics.dropped == 0)
+        first.cancel()
+        second.cancel()
+        receiver.cancel()
+    }
+
+    @Test("R3: a full bounded receiver's policy takes or drops an event's deliveries to its listeners together")
+    func groupTakenOrDroppedWhole() async {
+        struct Tagged: Eventable { let tag: String }
+        let bus = EventBus(label: #function)
+        let receiver = DropNewest(bus: bus)
+        let order = CoreRecorder<String>()
+        let first = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("A " + event.tag) }
+        let second = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("B " + event.tag)
+        }
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        // Capacity 3: two places taken, then a group of two taken whole below the capacity
+        // (four pending), then a group of two dropped whole.
+        bus.queue(Item(value: 1))
+        bus.queue(Item(value: 2))
+        bus.stack(Tagged(tag: "kept"))
+        bus.stack(Tagged(tag: "dropped"))
+        #expect(receiver.pendingEventCount == 5)
+        receiver.gate.open()
+        await bus.drain()
+        #expect(order.values == ["A kept", "B kept"])
+        #expect(receiver.seen.values == [0, 1, 2])
+        #expect(bus.statistics.dropped == 2)
+        #expect(receiver.droppedEventCount == 2)
+        first.cancel()
+        second.cancel()
+        receiver.cancel()
+    }
+
     @Test("R3: dropOldest drops the event that waited longest")
     func dropOldest() async {
         let bus = EventBus(label: #function)
@@ -158,6 +221,31 @@ struct BoundedMailboxTests {
         await bus.drain()
         #expect(receiver.seen.values == Array(0...50))
         #expect(bus.statistics.dropped == 0)
+        receiver.cancel()
+    }
+
+    @Test("R3: a producer blocked with an event for several listeners pushes it whole once there is room")
+    func blockedGroupPushedWhole() async {
+        struct Tagged: Eventable { let tag: Int }
+        let bus = EventBus(label: #function)
+        let receiver = Blocking(bus: bus)
+        let order = CoreRecorder<String>()
+        let first = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("A \(event.tag)") }
+        let second = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("B \(event.tag)")
+        }
+        let producer = await startProducerAgainstFullMailbox(bus, receiver, sending: 1...2)
+        let stacked = Task { await coreOnThreads(1) { _ in for tag in 1...20 { bus.stack(Tagged(tag: tag)) } } }
+        receiver.gate.open()
+        await producer.value
+        await stacked.value
+        await bus.drain()
+        let seen = order.values
+        #expect(seen.count == 40)
+        let pairs = stride(from: 0, to: seen.count - 1, by: 2).map { [seen[$0], seen[$0 + 1]] }
+        #expect(pairs.allSatisfy { $0[0].hasPrefix("A ") && $0[1] == "B " + $0[0].dropFirst(2) })
+        #expect(bus.statistics.dropped == 0)
+        first.cancel()
+        second.cancel()
         receiver.cancel()
     }
 

@@ -21,6 +21,11 @@ public enum EventMailboxPolicy: Sendable, Hashable {
     /// At most `capacity` events wait (not counting the batch the receiver is running); `whenFull`
     /// decides what happens to one more.
     ///
+    /// An event for several listeners on the receiver counts once per listener, and its
+    /// deliveries are taken or refused together: while fewer than `capacity` wait, the mailbox
+    /// takes all of them (it can then hold up to the number of those listeners minus one more
+    /// than `capacity`); when it is full, `whenFull` applies to all of them.
+    ///
     /// - Precondition: `capacity >= 1`, checked when a thread of the class that declares the
     ///   policy is made: a smaller capacity stops the process with "a bounded mailbox needs a
     ///   capacity of at least 1".

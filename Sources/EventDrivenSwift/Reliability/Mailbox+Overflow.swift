@@ -70,39 +70,108 @@ final class _MailboxLimit: Sendable {
     }
 }
 
+/// Nodes one producer took and linked, from `head` down to `tail`, and has not pushed yet: one
+/// delivery, or the group a bounded mailbox takes together (``_Mailbox/deliverTogether(_:to:of:)``).
+struct _UnpushedNodes {
+    let head: UInt32
+    let tail: UInt32
+    /// How many deliveries the nodes hold.
+    let deliveries: Int
+
+    /// The one node `node`, holding one delivery.
+    init(_ node: UInt32) {
+        (head, tail, deliveries) = (node, node, 1)
+    }
+
+    init(head: UInt32, tail: UInt32, deliveries: Int) {
+        (self.head, self.tail, self.deliveries) = (head, tail, deliveries)
+    }
+}
+
 extension _Mailbox {
-    /// What a full mailbox does with the delivery in `node` (of `lane`), which was not pushed:
-    /// drop it, refuse it, or, for ``EventOverflowPolicy/blockProducer(timeout:)``, wait for
-    /// the drainer to make room. Cold path.
-    /// - Returns: `true` when the delivery was accepted.
-    func overflow(_ node: UInt32, lane: UInt32, eventType: any Eventable.Type) -> Bool {
-        guard let limit else { return dropNode(node, refused: true) }
+    // MARK: A bounded mailbox's group
+
+    /// ``deliver(_:to:of:)`` in a bounded mailbox, whose capacity and overflow policy count
+    /// deliveries: a node per delivery, all pushed with one compare-and-exchange, so that the
+    /// group lands in one batch and runs in registration order. The nodes are linked in the
+    /// order the batch runs them: a stacked lane runs its nodes as the stack gives them (top
+    /// first), a queued lane from the bottom up. A mailbox below its capacity takes the whole
+    /// group (it may then hold up to `run.count − 1` deliveries more than its capacity); a full
+    /// one applies its policy to the whole group.
+    func deliverTogether(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
+        let stacked = envelope.metadata.method == .stack
+        let lane = (stacked ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
+        var (head, tail, deliveries): (UInt32, UInt32, Int) = (0, 0, 0)
+        route.forEach(in: run) { subscription in
+            let hold = Unmanaged.passRetained(subscription)
+            guard let (node, link) = nodes.take(storing: .delivery(envelope, hold)) else {
+                hold.release()
+                return drop(envelope)  // every node index in use: 2³² − 1 deliveries pending
+            }
+            if deliveries == 0 {
+                (head, tail) = (node, node)
+            } else if stacked {
+                // Below the previous one: the top of the group is the first listener's.
+                nodes.setLink(tail, to: node, tag: lane)
+                tail = node
+            } else {
+                // Above the previous one: the bottom of the group is the first listener's.
+                link.pointee.store(UInt64(lane) << 32 | UInt64(head), ordering: .relaxed)
+                head = node
+            }
+            deliveries += 1
+        }
+        guard deliveries > 0 else { return }
+        let group = _UnpushedNodes(head: head, tail: tail, deliveries: deliveries)
+        switch tryPush(group, lane: lane, capacity: capacity) {
+        case .pushed(let wake): if wake { executor.wake(self, for: type(of: envelope.event)) }
+        case .full: _ = overflow(group, lane: lane, eventType: type(of: envelope.event))
+        case .refused: discard(group)
+        }
+    }
+
+    /// ``tryPush(_:link:lane:capacity:deliveries:)`` for nodes that were not pushed.
+    func tryPush(_ unpushed: _UnpushedNodes, lane: UInt32, capacity: Int) -> PushResult {
+        tryPush(
+            unpushed.head, link: nodes.slot(unpushed.tail).link, lane: lane, capacity: capacity,
+            deliveries: unpushed.deliveries)
+    }
+
+    // MARK: A full mailbox
+
+    /// What a full mailbox does with the deliveries in `unpushed` (of `lane`): drop them,
+    /// refuse them, or, for ``EventOverflowPolicy/blockProducer(timeout:)``, wait for the drainer
+    /// to make room. Cold path.
+    /// - Returns: `true` when the deliveries were accepted.
+    func overflow(_ unpushed: _UnpushedNodes, lane: UInt32, eventType: any Eventable.Type) -> Bool {
+        guard let limit else { return drop(unpushed, refused: true) }
         switch limit.whenFull {
         case .dropNewest, .dropOldest:
-            return dropNode(node, refused: false)
+            return drop(unpushed, refused: false)
         case .failDispatch:
-            return dropNode(node, refused: true)
+            return drop(unpushed, refused: true)
         case .blockProducer(let timeout):
             // A handler dispatching to its own receiver would wait for itself, and so would main-queue
             // code dispatching to a receiver that drains on the main queue: accept it over capacity.
             if _ReceiverContext.current?.mailbox === self
                 || (executor.drainsOnMainQueue && _MainQueueIdentity.isCurrent)
             {
-                switch tryPush(node, link: nodes.slot(node).link, lane: lane, capacity: .max, deliveries: 1) {
+                switch tryPush(unpushed, lane: lane, capacity: .max) {
                 case .pushed(let wake):
                     if wake { executor.wake(self, for: eventType) }
                     return true
                 case .full, .refused:
-                    discard(node)
+                    discard(unpushed)
                     return false
                 }
             }
-            return waitForSpace(node, lane: lane, eventType: eventType, limit: limit, timeout: timeout)
+            return waitForSpace(unpushed, lane: lane, eventType: eventType, limit: limit, timeout: timeout)
         }
     }
 
     private func waitForSpace(
-        _ node: UInt32, lane: UInt32, eventType: any Eventable.Type, limit: _MailboxLimit, timeout: Duration?
+        _ unpushed: _UnpushedNodes, lane: UInt32, eventType: any Eventable.Type, limit: _MailboxLimit,
+        timeout: Duration?
     ) -> Bool {
         let deadline: DispatchTime =
             if let timeout {
@@ -113,25 +182,29 @@ extension _Mailbox {
         limit.beginBlocking()
         defer { limit.endBlocking() }
         while true {
-            switch tryPush(node, link: nodes.slot(node).link, lane: lane, capacity: limit.capacity, deliveries: 1) {
+            switch tryPush(unpushed, lane: lane, capacity: limit.capacity) {
             case .pushed(let wake):
                 if wake { executor.wake(self, for: eventType) }
                 return true
             case .refused:
-                discard(node)
+                discard(unpushed)
                 return false
             case .full:
-                guard limit.waitForSpace(until: deadline) else { return dropNode(node, refused: true) }
+                guard limit.waitForSpace(until: deadline) else { return drop(unpushed, refused: true) }
             }
         }
     }
 
-    /// Frees `node` and counts its delivery as dropped by the overflow policy; `refused`
-    /// reports the refusal to whoever dispatched.
-    private func dropNode(_ node: UInt32, refused: Bool) -> Bool {
-        guard case .deliveries(let envelope, _) = unpush(node) else { return false }
-        drop(envelope)
-        if refused { limit?.reportRefused(envelope) }
+    /// Frees the nodes and counts their deliveries as dropped by the overflow policy; `refused`
+    /// reports each refusal to whoever dispatched.
+    private func drop(_ unpushed: _UnpushedNodes, refused: Bool) -> Bool {
+        unpush(unpushed) { item in
+            guard case .deliveries(let envelope, let count) = item else { return }
+            for _ in 0..<count {
+                drop(envelope)
+                if refused { limit?.reportRefused(envelope) }
+            }
+        }
         return false
     }
 
@@ -150,17 +223,24 @@ extension EventThread {
 
 extension _Mailbox {
     /// Counts the deliveries the closed mailbox did not accept as discarded.
-    func discard(_ node: UInt32) {
-        let (envelope, count) = unpush(node).deliveries
-        guard let envelope else { return }
-        counters.discarded.add(count, ordering: .relaxed)
-        for _ in 0..<count { counters.deadLetters.post(envelope, reason: .discarded) }
+    func discard(_ unpushed: _UnpushedNodes) {
+        unpush(unpushed) { item in
+            guard case .deliveries(let envelope, let count) = item else { return }
+            counters.discarded.add(count, ordering: .relaxed)
+            for _ in 0..<count { counters.deadLetters.post(envelope, reason: .discarded) }
+        }
     }
 
-    /// Takes back a node that was not pushed, and frees it.
-    func unpush(_ node: UInt32) -> _UnrunItem {
-        let item = nodes.takeUnrun(node)
-        nodes.free(top: node, bottom: node)
-        return item
+    /// Takes back nodes that were not pushed, passing each one's item to `body` from the head
+    /// down, and frees them.
+    func unpush(_ unpushed: _UnpushedNodes, _ body: (_UnrunItem) -> Void = { _ in }) {
+        var node = unpushed.head
+        while true {
+            let below = nodes.linked(below: node).below
+            body(nodes.takeUnrun(node))
+            if node == unpushed.tail { break }
+            node = below
+        }
+        nodes.free(top: unpushed.head, bottom: unpushed.tail)
     }
 }

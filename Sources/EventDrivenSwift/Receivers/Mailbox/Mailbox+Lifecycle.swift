@@ -15,7 +15,7 @@ extension _Mailbox {
             var state = _MailboxState(word: current)
             switch state.pushBarrier(node) {
             case .runNow:
-                _ = unpush(node)
+                unpush(_UnpushedNodes(node))
                 return body()
             case .pushed(let below):
                 nodes.setLink(node, to: below, tag: barrierTag)

@@ -83,17 +83,17 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         case .pushed(let wake):
             // The event's type is looked up only for a wake: the main queue's watch names it.
             if wake { executor.wake(self, for: type(of: envelope.event)) }
-        case .full: _ = overflow(node, lane: lane, eventType: type(of: envelope.event))
-        case .refused: discard(node)
+        case .full: _ = overflow(_UnpushedNodes(node), lane: lane, eventType: type(of: envelope.event))
+        case .refused: discard(_UnpushedNodes(node))
         }
     }
 
     /// Appends one delivery of `envelope` for each of `subscriptions`, to run in their order:
-    /// one node for all of them in an unbounded mailbox, one each in a bounded one (whose
-    /// capacity and overflow policy count deliveries one by one).
+    /// one node for all of them in an unbounded mailbox; in a bounded one, whose capacity and
+    /// overflow policy count deliveries, a node each, pushed together
+    /// (``deliverTogether(_:to:of:)``, Reliability/Mailbox+Overflow.swift).
     func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
-        // A node each in a bounded mailbox (a stacked event's pushed in reverse).
-        guard limit == nil else { return deliverOneByOne(envelope, to: run, of: route) }
+        guard limit == nil else { return deliverTogether(envelope, to: run, of: route) }
         let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
         // The node's hold on the route, which holds the subscriptions (see ``_MailboxItem/deliveries``).
         let hold = Unmanaged.passRetained(route)
@@ -104,7 +104,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         }
         switch tryPush(node, link: link, lane: lane, capacity: .max, deliveries: run.count) {
         case .pushed(let wake): if wake { executor.wake(self, for: type(of: envelope.event)) }
-        case .full, .refused: discard(node)
+        case .full, .refused: discard(_UnpushedNodes(node))
         }
     }
 
