@@ -10,7 +10,7 @@
 ///
 /// | target | file | where the handler runs |
 /// |---|---|---|
-/// | ``_Mailbox`` | Receivers/Mailbox/Mailbox+DeliveryTarget.swift | one drain at a time: an `EventThread`, the listener thread, a requester's context, the main actor |
+/// | ``_Mailbox`` | Receivers/Mailbox/Mailbox.swift | one drain at a time: an `EventThread`, the listener thread, a requester's context, the main actor |
 /// | ``_SynchronousTarget`` | Receivers/Synchronous/SynchronousTarget.swift | on the dispatching thread, before the dispatch returns |
 /// | ``_TaskTarget`` | Receivers/Task/TaskTarget.swift | in a task of its own for every delivery (`.taskThread`) |
 /// | ``_EventPoolCore`` | Pools/EventPoolCore+DeliveryTarget.swift | on the pool thread its balancer chooses |
