@@ -46,12 +46,16 @@ protocol Contender: Sendable {
     var skippedScenarios: (names: Set<String>, reason: String)? { get }
     /// `true` for a contender measured only when `--contenders` names it.
     var isOptIn: Bool { get }
+    /// `true` for a contender whose receivers run on the main queue: measured only in a child
+    /// process, whose main thread runs the main queue while another thread measures.
+    var needsMainQueue: Bool { get }
 }
 
 extension Contender {
     var eventDivisor: Int { 1 }
     var skippedScenarios: (names: Set<String>, reason: String)? { nil }
     var isOptIn: Bool { false }
+    var needsMainQueue: Bool { false }
 
     /// `events` divided by ``eventDivisor``.
     func events(_ events: Int) -> Int { events / eventDivisor }
@@ -70,6 +74,7 @@ let allContenders: [any Contender] = [
     CombineContender(receiveOnQueue: false),
     CombineContender(receiveOnQueue: true),
     AsyncStreamContender(),
+    EDSContender(mode: .mainActor),
 ]
 
 /// The peers that every one of our figures is compared with.

@@ -45,6 +45,10 @@ struct EDSContender: Contender {
         case listenerThread = "EDS .listenerThread"
         case requesterThread = "EDS .requesterThread"
         case synchronous = "EDS .synchronous"
+        /// Listeners on the main actor. Opt-in, and only in a child process (`--child alloc` or
+        /// `alloc-sporadic`), whose main thread runs the main queue (``needsMainQueue``): the
+        /// main run measures on the main thread.
+        case mainActor = "EDS .mainActor"
     }
 
     let mode: Mode
@@ -52,6 +56,8 @@ struct EDSContender: Contender {
     var kind: ContenderKind { .ours }
     var isSynchronous: Bool { mode == .synchronous }
     var routesByType: Bool { true }
+    var isOptIn: Bool { mode == .mainActor }
+    var needsMainQueue: Bool { mode == .mainActor }
 
     func makePipeline(receivers: Int, otherTypes: Int, handler: @escaping @Sendable (Int, Tick) -> Void) -> Pipeline {
         let bus = EventBus(label: "bench.\(mode)")
@@ -67,8 +73,13 @@ struct EDSContender: Contender {
                 thread.addEventCallback(Tick.self) { tick, _ in handler(index, tick) }
                 threads.append(thread)
             }
-        case .listenerThread, .synchronous:
-            let executeOn: DeliveryContext = mode == .synchronous ? .synchronous : .listenerThread
+        case .listenerThread, .synchronous, .mainActor:
+            let executeOn: DeliveryContext =
+                switch mode {
+                case .synchronous: .synchronous
+                case .mainActor: .mainActor
+                default: .listenerThread
+                }
             for type in others { handles.append(listenIgnoring(type, on: bus, executeOn: executeOn)) }
             for index in 0..<receivers {
                 handles.append(bus.listen(Tick.self, executeOn: executeOn) { tick, _ in handler(index, tick) })

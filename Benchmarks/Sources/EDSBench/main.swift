@@ -49,9 +49,10 @@ struct Options {
     func wants(_ scenario: String) -> Bool { only?.contains(scenario) ?? true }
 
     /// Whether this run measures `contender`: named by `--contenders`, or every contender that
-    /// is not opt-in when the option is absent.
+    /// is not opt-in when the option is absent. Never one that needs the main queue: this process
+    /// measures on its main thread (such a contender runs only with `--child`).
     func selects(_ contender: any Contender) -> Bool {
-        contenders?.contains(contender.name) ?? !contender.isOptIn
+        !contender.needsMainQueue && (contenders?.contains(contender.name) ?? !contender.isOptIn)
     }
 }
 
@@ -59,6 +60,14 @@ let options = Options(CommandLine.arguments)
 
 if let (scenario, name) = options.child {
     guard let contender = contender(named: name) else { exit(2) }
+    if contender.needsMainQueue {
+        // The main thread runs the main queue; another thread measures, then ends the process.
+        Thread {
+            runChild(scenario, contender: contender)
+            exit(0)
+        }.start()
+        dispatchMain()
+    }
     runChild(scenario, contender: contender)
     exit(0)
 }
