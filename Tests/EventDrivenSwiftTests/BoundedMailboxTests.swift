@@ -138,6 +138,35 @@ struct BoundedMailboxTests {
         receiver.cancel()
     }
 
+    @Test("R3/D3: a bounded receiver runs the original's batch in D3 order, each event's listeners in registration order")
+    func originalBatchWithTwoListeners() async {
+        struct Labelled: Eventable { let label: String }
+        let bus = EventBus(label: #function)
+        let receiver = Roomy(bus: bus)
+        let order = CoreRecorder<String>()
+        let first = bus.listen(Labelled.self, executeOn: .thread(receiver)) { event, _ in
+            order.append("A " + event.label)
+        }
+        let second = bus.listen(Labelled.self, executeOn: .thread(receiver)) { event, _ in
+            order.append("B " + event.label)
+        }
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        bus.queue(Labelled(label: "q1"), priority: .normal)
+        bus.stack(Labelled(label: "s1"), priority: .normal)
+        bus.queue(Labelled(label: "q2"), priority: .high)
+        bus.stack(Labelled(label: "s2"), priority: .low)
+        bus.stack(Labelled(label: "s3"), priority: .normal)
+        bus.queue(Labelled(label: "q3"), priority: .lowest)
+        receiver.gate.open()
+        await bus.drain()
+        let expected = ["s3", "s1", "s2", "q2", "q1", "q3"].flatMap { ["A " + $0, "B " + $0] }
+        #expect(order.values == expected)
+        first.cancel()
+        second.cancel()
+        receiver.cancel()
+    }
+
     @Test("R3: a full bounded receiver's policy takes or drops an event's deliveries to its listeners together")
     func groupTakenOrDroppedWhole() async {
         struct Tagged: Eventable { let tag: String }
