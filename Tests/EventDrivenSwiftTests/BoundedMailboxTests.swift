@@ -138,7 +138,7 @@ struct BoundedMailboxTests {
         receiver.cancel()
     }
 
-    @Test("R3/D3: a bounded receiver runs the original's batch in D3 order, each event's listeners in registration order")
+    @Test("R3/D3: a bounded receiver runs the original's batch in D3 order, each event's listeners in order")
     func originalBatchWithTwoListeners() async {
         struct Labelled: Eventable { let label: String }
         let bus = EventBus(label: #function)
