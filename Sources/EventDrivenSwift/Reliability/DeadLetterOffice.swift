@@ -31,6 +31,10 @@ final class _DeadLetterOffice: Sendable {
     var isObserved: Bool { observerCount.load(ordering: .relaxed) > 0 || observation.isActive }
 
     /// Hands a dead letter for `envelope` to every observer, and its outcome to the interceptors.
+    ///
+    /// Never inlined: its stream's generic types, inlined into a drain loop, made the loop
+    /// instantiate their metadata and size its stack frame for them on every call, posted or not.
+    @inline(never)
     func post(_ envelope: _EventEnvelope, reason: DeadLetter.Reason) {
         if observation.isActive { report(reason, envelope) }
         guard observerCount.load(ordering: .relaxed) > 0 else { return }
