@@ -76,6 +76,11 @@ final class _Subscription: @unchecked Sendable {
     private let runsHandler: Bool
     /// The bus's interceptors and the kind of receiver this is, for them.
     private let observation: _Observation?
+    /// No owner and every event wanted: ``deliver(_:)`` checks neither.
+    private let isPlain: Bool
+    /// `runsHandler && observation != nil`: an annotated event's delivery goes through the
+    /// interceptors (``isObserved(_:)``).
+    private let observes: Bool
     private let registrarReceiverKind: EventReceiverKind?
     private let knownReceiver = LockedValue<EventReceiver?>(nil)
     private let active = Atomic<Bool>(true)
@@ -121,6 +126,8 @@ final class _Subscription: @unchecked Sendable {
         self.runsHandler = handlers.runsHandler
         self.observation = registrar.observation
         self.registrarReceiverKind = registrar.registeredReceiverKind
+        if case .all = interest { self.isPlain = owner == nil } else { self.isPlain = false }
+        self.observes = handlers.runsHandler && registrar.observation != nil
     }
 
     var isActive: Bool { active.load(ordering: .acquiring) }
@@ -149,11 +156,8 @@ final class _Subscription: @unchecked Sendable {
     /// The common delivery (no owner, every event wanted, nobody observing) is this function and
     /// the handler; the rest is ``deliverChecked(_:ownerGone:)``.
     func deliver(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
-        if _slowPath(hasOwner) { return deliverHoldingOwner(envelope) }
-        // Not `isObserved(_:)`: the common delivery calls nothing but the handler.
-        guard case .all = interest, envelope.annotation == nil || !runsHandler || observation == nil else {
-            return deliverChecked(envelope, ownerGone: false)
-        }
+        // Two flags worked out at registration: the common delivery calls nothing but the handler.
+        guard _fastPath(isPlain), envelope.annotation == nil || !observes else { return deliverWithChecks(envelope) }
         guard active.load(ordering: .acquiring) else { return .removed }
         do {
             try handler(envelope.event, envelope.metadata)
@@ -161,6 +165,12 @@ final class _Subscription: @unchecked Sendable {
             return failed(error, envelope)
         }
         return .delivered
+    }
+
+    /// ``deliver(_:)`` for a listener with an owner, an interest or interceptors to run.
+    @inline(never)
+    private func deliverWithChecks(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
+        hasOwner ? deliverHoldingOwner(envelope) : deliverChecked(envelope, ownerGone: false)
     }
 
     /// ``deliver(_:)`` for a listener with an owner: the owner is held until the handler has
@@ -201,7 +211,7 @@ final class _Subscription: @unchecked Sendable {
     /// dispatched before an interceptor was added do not reach it.
     @inline(__always)
     private func isObserved(_ annotation: _DispatchAnnotation?) -> Bool {
-        annotation != nil && runsHandler && observation != nil
+        annotation != nil && observes
     }
 
     /// Reports what the handler threw for `envelope`; the delivery is counted as failed.
