@@ -90,17 +90,14 @@ struct BoundedMailboxTests {
         let bus = EventBus(label: #function)
         let receiver = DropNewest(bus: bus)
         let order = CoreRecorder<String>()
-        let first = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("A " + event.tag) }
-        let second = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("B " + event.tag)
-        }
+        let listeners = listenersAB(Tagged.self, on: bus, at: receiver, into: order) { $0.tag }
         bus.queue(Item(value: 0))
         await receiver.gate.waitUntilEntered()
         bus.stack(Tagged(tag: "s"))
         receiver.gate.open()
         await bus.drain()
         #expect(order.values == ["A s", "B s"])
-        first.cancel()
-        second.cancel()
+        for listener in listeners { listener.cancel() }
         receiver.cancel()
     }
 
@@ -119,22 +116,15 @@ struct BoundedMailboxTests {
         let bus = EventBus(label: #function)
         let receiver = Roomy(bus: bus)
         let order = CoreRecorder<String>()
-        let first = bus.listen(Numbered.self, executeOn: .thread(receiver)) { event, _ in
-            order.append("A \(event.index)")
-        }
-        let second = bus.listen(Numbered.self, executeOn: .thread(receiver)) { event, _ in
-            order.append("B \(event.index)")
-        }
+        let listeners = listenersAB(Numbered.self, on: bus, at: receiver, into: order) { "\($0.index)" }
         let events = 20_000
         for index in 0..<events { bus.stack(Numbered(index: index)) }
         await bus.drain()
         let seen = order.values
         #expect(seen.count == 2 * events)
-        let pairs = stride(from: 0, to: seen.count - 1, by: 2).map { [seen[$0], seen[$0 + 1]] }
-        #expect(pairs.allSatisfy { $0[0].hasPrefix("A ") && $0[1] == "B " + $0[0].dropFirst(2) })
+        #expect(isInRegistrationPairs(seen))
         #expect(bus.statistics.dropped == 0)
-        first.cancel()
-        second.cancel()
+        for listener in listeners { listener.cancel() }
         receiver.cancel()
     }
 
@@ -144,12 +134,7 @@ struct BoundedMailboxTests {
         let bus = EventBus(label: #function)
         let receiver = Roomy(bus: bus)
         let order = CoreRecorder<String>()
-        let first = bus.listen(Labelled.self, executeOn: .thread(receiver)) { event, _ in
-            order.append("A " + event.label)
-        }
-        let second = bus.listen(Labelled.self, executeOn: .thread(receiver)) { event, _ in
-            order.append("B " + event.label)
-        }
+        let listeners = listenersAB(Labelled.self, on: bus, at: receiver, into: order) { $0.label }
         bus.queue(Item(value: 0))
         await receiver.gate.waitUntilEntered()
         bus.queue(Labelled(label: "q1"), priority: .normal)
@@ -162,8 +147,7 @@ struct BoundedMailboxTests {
         await bus.drain()
         let expected = ["s3", "s1", "s2", "q2", "q1", "q3"].flatMap { ["A " + $0, "B " + $0] }
         #expect(order.values == expected)
-        first.cancel()
-        second.cancel()
+        for listener in listeners { listener.cancel() }
         receiver.cancel()
     }
 
@@ -173,9 +157,7 @@ struct BoundedMailboxTests {
         let bus = EventBus(label: #function)
         let receiver = DropNewest(bus: bus)
         let order = CoreRecorder<String>()
-        let first = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("A " + event.tag) }
-        let second = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("B " + event.tag)
-        }
+        let listeners = listenersAB(Tagged.self, on: bus, at: receiver, into: order) { $0.tag }
         bus.queue(Item(value: 0))
         await receiver.gate.waitUntilEntered()
         // Capacity 3: two places taken, then a group of two taken whole below the capacity
@@ -191,8 +173,7 @@ struct BoundedMailboxTests {
         #expect(receiver.seen.values == [0, 1, 2])
         #expect(bus.statistics.dropped == 2)
         #expect(receiver.droppedEventCount == 2)
-        first.cancel()
-        second.cancel()
+        for listener in listeners { listener.cancel() }
         receiver.cancel()
     }
 
@@ -259,9 +240,7 @@ struct BoundedMailboxTests {
         let bus = EventBus(label: #function)
         let receiver = Blocking(bus: bus)
         let order = CoreRecorder<String>()
-        let first = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("A \(event.tag)") }
-        let second = bus.listen(Tagged.self, executeOn: .thread(receiver)) { event, _ in order.append("B \(event.tag)")
-        }
+        let listeners = listenersAB(Tagged.self, on: bus, at: receiver, into: order) { "\($0.tag)" }
         let producer = await startProducerAgainstFullMailbox(bus, receiver, sending: 1...2)
         let stacked = Task { await coreOnThreads(1) { _ in for tag in 1...20 { bus.stack(Tagged(tag: tag)) } } }
         receiver.gate.open()
@@ -270,11 +249,9 @@ struct BoundedMailboxTests {
         await bus.drain()
         let seen = order.values
         #expect(seen.count == 40)
-        let pairs = stride(from: 0, to: seen.count - 1, by: 2).map { [seen[$0], seen[$0 + 1]] }
-        #expect(pairs.allSatisfy { $0[0].hasPrefix("A ") && $0[1] == "B " + $0[0].dropFirst(2) })
+        #expect(isInRegistrationPairs(seen))
         #expect(bus.statistics.dropped == 0)
-        first.cancel()
-        second.cancel()
+        for listener in listeners { listener.cancel() }
         receiver.cancel()
     }
 
@@ -320,6 +297,26 @@ struct BoundedMailboxTests {
         let stats = bus.statistics
         #expect(receiver.seen.values == [0])
         #expect(stats.delivered + stats.discarded + stats.rejected == 6)
+    }
+
+    /// Listeners "A" then "B" of `type` on `receiver`, each recording its name and `label` of
+    /// the event into `order`.
+    private func listenersAB<E: Eventable>(
+        _ type: E.Type, on bus: EventBus, at receiver: EventThread, into order: CoreRecorder<String>,
+        _ label: @escaping @Sendable (E) -> String
+    ) -> [EventListenerHandle] {
+        ["A", "B"].map { name in
+            bus.listen(type, executeOn: .thread(receiver)) { event, _ in order.append(name + " " + label(event)) }
+        }
+    }
+
+    /// Whether `seen` is a run of pairs `A x`, `B x`: each event's two deliveries one after the
+    /// other, in registration order.
+    private func isInRegistrationPairs(_ seen: [String]) -> Bool {
+        seen.count % 2 == 0
+            && stride(from: 0, to: seen.count, by: 2).allSatisfy {
+                seen[$0].hasPrefix("A ") && seen[$0 + 1] == "B " + seen[$0].dropFirst(2)
+            }
     }
 
     /// Holds `receiver` busy with event 0, then queues `values` from a plain thread; returns once
