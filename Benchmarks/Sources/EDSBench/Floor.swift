@@ -10,7 +10,8 @@ import Foundation
 #endif
 
 /// A mutex and a condition variable, the plainest way to hand work to another thread.
-final class LockedCondition: @unchecked Sendable {  // the pthread mutex guards every use of the condition and the caller's state
+// @unchecked Sendable: the pthread mutex guards every use of the condition and the caller's state
+final class LockedCondition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
@@ -35,7 +36,8 @@ final class LockedCondition: @unchecked Sendable {  // the pthread mutex guards 
 
 /// The floor's queue: producers append under the lock and signal only a waiting consumer; the
 /// consumer thread takes everything pending at once and calls the handler for each event.
-final class FloorQueue<Item>: @unchecked Sendable {  // `items`, `waiting` and `closed` are guarded by `lock`; `spare` belongs to the consumer
+// @unchecked Sendable: `items`, `waiting` and `closed` are guarded by `lock`; `spare` belongs to the consumer
+final class FloorQueue<Item>: @unchecked Sendable {
     private let lock = LockedCondition()
     private var items: [Item] = []
     private var spare: [Item] = []

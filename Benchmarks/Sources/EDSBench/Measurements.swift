@@ -9,7 +9,8 @@ import Histogram
 func nowNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// Counts deliveries per receiver and signals once every receiver has seen its target count.
-final class DeliveryTally: @unchecked Sendable {  // slot i is written only by receiver i's serial context; the semaphore publishes it
+// @unchecked Sendable: slot i is written only by receiver i's serial context; the semaphore publishes it
+final class DeliveryTally: @unchecked Sendable {
     private static let stride = 16  // one cache line per slot, so receivers never share one
     private let slots: UnsafeMutablePointer<Int>
     private let receivers: Int
@@ -44,7 +45,8 @@ final class DeliveryTally: @unchecked Sendable {  // slot i is written only by r
 }
 
 /// Records dispatch→callback latency on the receiver and replies to the sender.
-final class LatencyProbe: @unchecked Sendable {  // `histogram` and `recording` change only between a reply's signal and the next send
+// @unchecked Sendable: `histogram` and `recording` change only between a reply's signal and the next send
+final class LatencyProbe: @unchecked Sendable {
     var histogram = Histogram<UInt64>(highestTrackableValue: 10_000_000_000, numberOfSignificantValueDigits: .three)
     var recording = false
     let reply = DispatchSemaphore(value: 0)

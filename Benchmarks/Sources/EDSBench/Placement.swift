@@ -34,7 +34,8 @@ func measurePlacement(_ contender: any Contender, pings: Int) -> (p50: Double, s
 }
 
 /// The handler's side of ``measurePlacement(_:pings:)``.
-private final class PlacementProbe: @unchecked Sendable {  // written by the handler before `reply` is signalled, read after
+// @unchecked Sendable: written by the handler before `reply` is signalled, read after
+private final class PlacementProbe: @unchecked Sendable {
     let reply = DispatchSemaphore(value: 0)
     let currentCPU: @convention(c) () -> Int32
     var latency: UInt64 = 0

@@ -2,10 +2,11 @@
 // See LICENSE at the root of the repository for the license text.
 
 import Foundation
+import NIOConcurrencyHelpers
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import NIOConcurrencyHelpers
 
 /// A child process whose output lines are collected.
 final class Child: Sendable {
@@ -109,7 +110,8 @@ final class Cluster: Sendable {
         var children: [Child] = []
         var stores: [URL] = []
         for index in 0..<3 {
-            let store = FileManager.default.temporaryDirectory.appendingPathComponent("eds-natsbench-\(UUID().uuidString)")
+            let store = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "eds-natsbench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
             stores.append(store)
             let others = (0..<3).filter { $0 != index }.map { "nats://127.0.0.1:\(routes[$0])" }
@@ -128,7 +130,10 @@ final class Cluster: Sendable {
         }
         // The JetStream meta leader is elected once some node reports it.
         _ = await children[0].wait(timeout: .seconds(30), on: "err") { lines in
-            lines.contains { $0.contains("JetStream cluster new metadata leader") || $0.contains("Self is new JetStream cluster metadata leader") }
+            lines.contains {
+                $0.contains("JetStream cluster new metadata leader")
+                    || $0.contains("Self is new JetStream cluster metadata leader")
+            }
         }
         self.children = children
         self.ports = ports
