@@ -72,14 +72,13 @@ final class _Subscription: @unchecked Sendable {
     private let handler: @Sendable (any Eventable, EventMetadata) throws -> Void
     /// Where an error the handler throws is reported.
     private let failures: _FailureReport?
-    /// `false` for a subscription whose sink runs the user's code itself (``_ErasedHandler/empty``).
-    private let runsHandler: Bool
     /// The bus's interceptors and the kind of receiver this is, for them.
     private let observation: _Observation?
     /// No owner and every event wanted: ``deliver(_:)`` checks neither.
     private let isPlain: Bool
-    /// `runsHandler && observation != nil`: an annotated event's delivery goes through the
-    /// interceptors (``isObserved(_:)``).
+    /// Whether an annotated event's delivery goes through the interceptors (``isObserved(_:)``):
+    /// there are some, and the handler is the user's (not ``_ErasedHandler/empty``, whose sink
+    /// runs the user's code itself).
     private let observes: Bool
     private let registrarReceiverKind: EventReceiverKind?
     private let knownReceiver = LockedValue<EventReceiver?>(nil)
@@ -123,7 +122,6 @@ final class _Subscription: @unchecked Sendable {
         self.registrar = registrar
         self.handler = handlers.handler
         self.failures = handlers.failures
-        self.runsHandler = handlers.runsHandler
         self.observation = registrar.observation
         self.registrarReceiverKind = registrar.registeredReceiverKind
         if case .all = interest { self.isPlain = owner == nil } else { self.isPlain = false }
@@ -154,7 +152,7 @@ final class _Subscription: @unchecked Sendable {
     /// or its interest declines the event.
     ///
     /// The common delivery (no owner, every event wanted, nobody observing) is this function and
-    /// the handler; the rest is ``deliverChecked(_:ownerGone:)``.
+    /// the handler; the rest is ``deliverWithChecks(_:)``.
     func deliver(_ envelope: _EventEnvelope) -> _DeliveryOutcome {
         // Two flags worked out at registration: the common delivery calls nothing but the handler.
         guard _fastPath(isPlain), envelope.annotation == nil || !observes else { return deliverWithChecks(envelope) }
