@@ -3,7 +3,8 @@
 
 import Foundation
 
-/// The sizes of every scenario.
+/// The sizes of every scenario: SPEC PF1's S1–S7, run against PF2's baselines (the floor and
+/// the peers, `Floor.swift` and `PeerContenders.swift`).
 enum Config {
     static let s1Events = 200_000
     static let s2Events = 100_000

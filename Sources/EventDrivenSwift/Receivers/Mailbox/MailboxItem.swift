@@ -39,6 +39,10 @@ enum _UnrunItem {
 /// Which subscriptions of a route a ``_MailboxItem/deliveries`` node stands for: a range of the
 /// route's subscriptions, in 8 bytes rather than the 16 of a `Range<Int>`, so that the node stays
 /// small.
+///
+/// 32 bits are enough, so the conversion truncates without a check on the dispatch path: each
+/// subscription is an object holding at least a 64-byte `_CacheLinePadding`, so a route of 2³²
+/// of them would take more than 256 GiB.
 struct _RouteRun: Sendable {
     let start: UInt32
     let count: UInt32
