@@ -12,8 +12,8 @@ struct Tick: Eventable {
 enum ContenderKind: Sendable {
     case ours
     case floor
-    /// The floor with what SPEC E3 requires of every dispatch added: a bound, not a peer.
-    case bound
+    /// The floor with what SPEC E3 requires of every dispatch added: a reference, not a peer.
+    case stampedFloor
     case peer
 }
 
