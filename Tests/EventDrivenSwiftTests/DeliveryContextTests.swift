@@ -73,18 +73,19 @@ struct DeliveryContextTests {
         #expect(Set([DeliveryContext.listenerThread, .listenerThread, .synchronous]).count == 2)
     }
 
-    @Test("5.2's ExecuteEventOn names the same type; its five cases are still listed")
+    @Test("5.2's ExecuteEventOn names the same type, so its cases still compile")
     func seedName() async {
-        let fiveCases: [DeliveryContext] = [.requesterThread, .listenerThread, .taskThread, .mainActor, .synchronous]
-        #expect(SeedSpellings.executeEventOnAllCases == fiveCases)
         let bus = EventBus(label: "context-seed")
         let seen = CoreRecorder<Int>()
-        let handle = bus.listen(Reading.self, executeOn: SeedSpellings.executeEventOn(.listenerThread)) { event, _ in
-            seen.append(event.value)
+        let handles = [
+            SeedSpellings.executeEventOn(.requesterThread), SeedSpellings.executeEventOn(.listenerThread),
+            SeedSpellings.executeEventOn(.taskThread),
+        ].map { context in
+            bus.listen(Reading.self, executeOn: context) { event, _ in seen.append(event.value) }
         }
         Reading(value: 7).queue(on: bus)
         await bus.drain()
-        #expect(seen.values == [7])
-        handle.cancel()
+        #expect(seen.values == [7, 7, 7])
+        for handle in handles { handle.cancel() }
     }
 }

@@ -17,6 +17,10 @@ import Testing
 /// - each producer's events reach the drainer in the order pushed (D4);
 /// and in every state where no thread can move, every event pushed has been delivered (no lost
 /// wake-up, no lost event) and nothing is pending.
+///
+/// The checks can fail: two mutants of the protocol, applied to the word after the real
+/// transition, are each caught (a push that leaves the parked bit set starts a second drain; a
+/// take that parks without setting it loses a wake-up).
 @Suite("Issue 24: the mailbox's park/wake protocol, every interleaving")
 struct MailboxProtocolModelTests {
     /// One producer: how many of its events it has pushed, and where it is in the current push.
@@ -31,6 +35,24 @@ struct MailboxProtocolModelTests {
         var isRunning = false
         var seen: UInt64?
         var mayIdle = false
+    }
+
+    /// A deliberate fault in the protocol, to show that the search catches it.
+    enum Mutation {
+        case none
+        /// A push into an idle mailbox wakes the drainer but leaves the parked bit set.
+        case pushKeepsParkedBit
+        /// A take that parks does not set the parked bit.
+        case parkWithoutParkedBit
+    }
+
+    /// What the search found wrong, by kind.
+    struct Violations {
+        var twoDrains = false
+        var outOfOrder = false
+        var lostWakeUp = false
+        var leftPending = false
+        var isEmpty: Bool { !twoDrains && !outOfOrder && !lostWakeUp && !leftPending }
     }
 
     struct World: Hashable {
@@ -53,7 +75,9 @@ struct MailboxProtocolModelTests {
     }
 
     /// Every world one step of one thread leads to.
-    static func successors(of world: World, perProducer: Int, withCloser: Bool) -> [World] {
+    static func successors(
+        of world: World, perProducer: Int, withCloser: Bool, mutation: Mutation, violations: inout Violations
+    ) -> [World] {
         var next: [World] = []
         for index in world.producers.indices where world.producers[index].pushed < perProducer {
             var successor = world
@@ -72,6 +96,7 @@ struct MailboxProtocolModelTests {
                 case .pushed(let below, let wake):
                     successor.links[Int(node)] = below
                     successor.word = state.word
+                    if wake && mutation == .pushKeepsParkedBit { successor.word |= 1 << 60 }
                     if wake { successor.submitted += 1 }
                 case .refused:
                     successor.discarded += 1
@@ -108,10 +133,13 @@ struct MailboxProtocolModelTests {
                         for node in nodes.reversed() {
                             let producer = Int(node - 1) / perProducer
                             let event = Int(node - 1) % perProducer
-                            #expect(successor.delivered[producer] == event, "D4: producer \(producer) in order")
+                            if successor.delivered[producer] != event { violations.outOfOrder = true }
                             successor.delivered[producer] = event + 1
                         }
-                    case .park, .finish:
+                    case .park:
+                        if mutation == .parkWithoutParkedBit { successor.word &= ~(1 << 60) }
+                        successor.drain = Drain()
+                    case .finish:
                         successor.drain = Drain()
                     case .lookAgain:
                         break
@@ -142,7 +170,10 @@ struct MailboxProtocolModelTests {
     }
 
     /// Visits every reachable world; returns how many there were.
-    static func explore(producers: Int, perProducer: Int, withCloser: Bool = false) -> Int {
+    static func explore(
+        producers: Int, perProducer: Int, withCloser: Bool = false, mutation: Mutation = .none
+    ) -> (states: Int, violations: Violations) {
+        var violations = Violations()
         let start = World(
             links: Array(repeating: 0, count: producers * perProducer + 1),
             producers: Array(repeating: Producer(), count: producers),
@@ -150,31 +181,46 @@ struct MailboxProtocolModelTests {
         var visited: Set<World> = [start]
         var stack = [start]
         while let world = stack.popLast() {
-            #expect(world.submitted + (world.drain.isRunning ? 1 : 0) <= 1, "one drain at a time")
-            let next = successors(of: world, perProducer: perProducer, withCloser: withCloser)
+            if world.submitted + (world.drain.isRunning ? 1 : 0) > 1 { violations.twoDrains = true }
+            let next = successors(
+                of: world, perProducer: perProducer, withCloser: withCloser, mutation: mutation,
+                violations: &violations)
             if next.isEmpty {
                 let total = producers * perProducer
                 let ran = world.delivered.reduce(0, +)
-                #expect(ran + world.discarded == total, "every event ran or was discarded: \(world)")
-                #expect(_MailboxState(word: world.word).top == 0, "nothing is left pending: \(world)")
-                if !withCloser { #expect(ran == total, "no wake-up was lost") }
+                if ran + world.discarded != total || (!withCloser && ran != total) { violations.lostWakeUp = true }
+                if _MailboxState(word: world.word).top != 0 { violations.leftPending = true }
             }
             for successor in next where visited.insert(successor).inserted {
                 stack.append(successor)
             }
         }
-        return visited.count
+        return (visited.count, violations)
     }
 
     @Test("two producers of two events each and one drainer: no lost wake-up, one drain, FIFO per producer")
     func twoProducersTwoEvents() {
-        let states = Self.explore(producers: 2, perProducer: 2)
+        let (states, violations) = Self.explore(producers: 2, perProducer: 2)
+        #expect(violations.isEmpty, "\(violations)")
         #expect(states > 1_000, "the search covered \(states) states")
     }
 
     @Test("two producers and a drainer while the mailbox is closed at any moment: every event runs or is discarded")
     func closeAtAnyMoment() {
-        let states = Self.explore(producers: 2, perProducer: 2, withCloser: true)
+        let (states, violations) = Self.explore(producers: 2, perProducer: 2, withCloser: true)
+        #expect(violations.isEmpty, "\(violations)")
         #expect(states > 1_000, "the search covered \(states) states")
+    }
+
+    @Test("the search catches a push that wakes the drainer but leaves the parked bit set: two drains")
+    func catchesTwoDrains() {
+        let (_, violations) = Self.explore(producers: 2, perProducer: 2, mutation: .pushKeepsParkedBit)
+        #expect(violations.twoDrains)
+    }
+
+    @Test("the search catches a take that parks without setting the parked bit: a lost wake-up")
+    func catchesLostWakeUp() {
+        let (_, violations) = Self.explore(producers: 2, perProducer: 2, mutation: .parkWithoutParkedBit)
+        #expect(violations.lostWakeUp)
     }
 }

@@ -28,9 +28,6 @@ enum SeedSpellings {
         calls.removeEventCallback(handle, from: thread)
     }
 
-    /// `ExecuteEventOn.allCases`, 5.2's five contexts.
-    static var executeEventOnAllCases: [DeliveryContext] { calls.executeEventOnAllCases }
-
     /// A value of 5.2's type name, `ExecuteEventOn`.
     static func executeEventOn(_ context: DeliveryContext) -> DeliveryContext { calls.executeEventOn(context) }
 }
@@ -41,7 +38,6 @@ protocol SeedSpellingCalls: Sendable {
     func unsubscribe(_ subscription: ChannelSubscription)
     func unsubscribe(_ subscription: ChannelSubscription, on bus: EventBus)
     func removeEventCallback(_ handle: EventListenerHandle, from thread: EventThread)
-    var executeEventOnAllCases: [DeliveryContext] { get }
     func executeEventOn(_ context: DeliveryContext) -> DeliveryContext
 }
 
@@ -60,9 +56,6 @@ struct DeprecatedSeedSpellings: SeedSpellingCalls {
     func removeEventCallback(_ handle: EventListenerHandle, from thread: EventThread) {
         thread.removeEventCallback(handle)
     }
-
-    @available(*, deprecated)
-    var executeEventOnAllCases: [DeliveryContext] { ExecuteEventOn.allCases }
 
     @available(*, deprecated)
     func executeEventOn(_ context: DeliveryContext) -> DeliveryContext {
