@@ -73,6 +73,9 @@ struct GracefulStopServiceTests {
         await reader.value
         let statistics = pipeline.bus.statistics
         let accepted = producer.accepted.value
+        print(
+            "[deadlineBoundsTheStop] \(pipeline.charged.value) charged, \(pipeline.stored.value) stored, "
+                + "\(statistics.discarded) discarded, \(statistics.rejected) rejected; the stop took \(elapsed)")
         #expect(accepted == 300)
         #expect(statistics.rejected == 0, "no follow-up of a charged order was refused")
         #expect(pipeline.stored.value < accepted, "300 × 10 ms cannot be charged in 200 ms")

@@ -88,8 +88,8 @@ extension EventBus {
     /// 64 unless set.
     ///
     /// A synchronous receiver (a consumer, or a listener on ``DeliveryContext/synchronous``) that
-    /// dispatches again runs the next level on the same stack: about 1.3 KB per level in a
-    /// release build and 3.7 KB in a debug build, before the handlers' own frames. A delivery
+    /// dispatches again runs the next level on the same stack, the dispatch's frames and the
+    /// handler's own for each level. A delivery
     /// that would go deeper does not run: it is counted as failed
     /// (``EventBusStatistics/failed``), posted as a ``DeadLetter/Reason/failed`` dead letter and
     /// reported as ``EventDrivenError/synchronousDepthExceeded(bus:eventType:receiver:limit:)``,
