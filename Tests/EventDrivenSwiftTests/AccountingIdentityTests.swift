@@ -27,8 +27,23 @@ struct AccountingIdentityTests {
         }
     }
 
+    /// A pool's worker: counts nothing, handles every parcel.
+    private final class ParcelWorker: EventThread, @unchecked Sendable {  // no state of its own
+        override func registerEventListeners() {
+            addEventCallback(Parcel.self) { (_: Parcel, _: EventMetadata) in }
+        }
+    }
+
+    /// An actor whose listener runs on it (the closure uses the actor's state).
+    private actor ParcelActor {
+        var count = 0
+        func listen(on bus: EventBus) -> EventListenerHandle {
+            bus.listen(Parcel.self) { _, _ in self.count += 1 }
+        }
+    }
+
     @Test(
-        "R1/R4 (issue 13): subscribers of every kind and interest, owners freed, listeners removed, streams abandoned, shutdown graceful or immediate: dispatched × subscribers = every outcome, letters = counters",
+        "R1/R4 (issue 13): subscribers of fifteen kinds and interests, owners freed, listeners removed, streams abandoned, shutdown graceful or immediate: dispatched × subscribers = every outcome, letters = counters",
         arguments: [false, true])
     func identity(immediately: Bool) async {
         final class Owner: Sendable {}
@@ -38,7 +53,7 @@ struct AccountingIdentityTests {
         let small = Small(bus: bus)
         var owner: Owner? = Owner()
         let evenOnly: TypedEventFilterCallback<Parcel> = { parcel, _, _ in parcel.value.isMultiple(of: 2) }
-        // Eleven subscribers, every one registered for every dispatch below.
+        // Fifteen subscribers, every one registered for every dispatch below.
         bus.listen(Parcel.self, executeOn: .listenerThread) { parcel, _ in if parcel.value == -1 { gate.block() } }
         bus.listen(Parcel.self, executeOn: .listenerThread, interestedIn: .latestOnly) { _, _ in }
         bus.listen(Parcel.self, executeOn: .listenerThread, interestedIn: .youngerThan, maximumAge: 1) { _, _ in }
@@ -53,7 +68,12 @@ struct AccountingIdentityTests {
         }
         var kept: EventStream<Parcel>? = bus.events(of: Parcel.self, bufferingPolicy: .bufferingNewest(50))
         var abandoned: EventStream<Parcel>? = bus.events(of: Parcel.self)
-        let subscribers = 11
+        // A pool, an actor listener, a listener's own serial context, a queue of the caller's.
+        let pool = EventPool<ParcelWorker>(capacity: 2, bus: bus)
+        let onActor = await ParcelActor().listen(on: bus)
+        bus.listen(Parcel.self, executeOn: .requesterThread) { _, _ in }
+        bus.listen(Parcel.self, executeOn: .queue(DispatchQueue(label: "accounting"))) { _, _ in }
+        let subscribers = 15
         #expect(bus.subscriberCount(for: Parcel.self) == subscribers)
         // Hold the serial receivers, then dispatch from four producers.
         bus.queue(Parcel(value: -1))
@@ -74,7 +94,7 @@ struct AccountingIdentityTests {
         if !immediately { await bus.drain() }
         let ledger = await AccountingLedger.close(bus, immediately: immediately, letters: stream)
         small.cancel()
-        _ = (abandoned, kept)
+        _ = (abandoned, kept, pool, onActor)
         let dispatched = 1 + 4 * perProducer
         #expect(ledger.statistics.undelivered == 0 && ledger.statistics.rejected == 0)
         #expect(ledger.outcomes == dispatched * subscribers, "\(ledger.statistics)")
