@@ -12,16 +12,16 @@ func emit(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-func bridgeConfiguration(_ options: Options) throws -> NATSBridgeConfiguration {
+func bridgeConfiguration(_ options: Options) -> NATSBridgeConfiguration {
     var configuration = NATSBridgeConfiguration()
     configuration.prefix = options.string("prefix", "eds")
     configuration.streamName = options.string("stream", "EDS")
     configuration.storage = options.string("storage", "file") == "memory" ? .memory : .file
-    configuration.consumers.maxDeliver = try options.int("max-deliver", 5)
-    configuration.consumers.ackWait = .milliseconds(try options.int("ack-wait-ms", 30_000))
-    configuration.consumers.maxHeld = try options.int("max-held", configuration.consumers.maxHeld)
+    configuration.consumers.maxDeliver = options.int("max-deliver", 5)
+    configuration.consumers.ackWait = .milliseconds(options.int("ack-wait-ms", 30_000))
+    configuration.consumers.maxHeld = options.int("max-held", configuration.consumers.maxHeld)
     configuration.consumers.fetchBatch = min(configuration.consumers.fetchBatch, configuration.consumers.maxHeld)
-    let retryDelay = try options.int("retry-delay-ms", 1_000)
+    let retryDelay = options.int("retry-delay-ms", 1_000)
     configuration.consumers.retryDelays = (0..<max(1, configuration.consumers.maxDeliver)).map {
         .milliseconds(retryDelay << min($0, 16))
     }
@@ -29,9 +29,9 @@ func bridgeConfiguration(_ options: Options) throws -> NATSBridgeConfiguration {
 }
 
 func produce(_ options: Options, bridge: NATSBridge, bus: EventBus) async throws {
-    let count = try options.int("count", 1_000)
-    let first = try options.int("first-id", 1)
-    let window = try options.int("window", 4_096)
+    let count = options.int("count", 1_000)
+    let first = options.int("first-id", 1)
+    let window = options.int("window", 4_096)
     try bridge.export(OrderPlaced.self)
     let started = ContinuousClock.now
     for orderID in first..<(first + count) {
@@ -53,8 +53,8 @@ func work(_ options: Options, bridge: NATSBridge) throws {
     let mode: NATSImportMode =
         options.flags.contains("broadcast") ? .broadcast : .group(options.string("group", "workers"))
     let failAlways = options.flags.contains("fail")
-    let failFirst = try options.int("fail-first", 0)
-    let handleTime = try options.int("handle-ms", 0)
+    let failFirst = options.int("fail-first", 0)
+    let handleTime = options.int("handle-ms", 0)
     let started = ContinuousClock.now
     try bridge.listen(OrderPlaced.self, mode: mode) { order, delivery in
         if handleTime > 0 { try await Task.sleep(for: .milliseconds(handleTime)) }
@@ -85,7 +85,8 @@ struct DemoFailure: Error, CustomStringConvertible {
     var description: String { "the demo handler failed on order \(orderID) (as asked)" }
 }
 
-/// Ends the program with one line on stderr: every error the demo meets ends here, never in a trap.
+/// Ends the program with one line on stderr and exit status 1: every error the demo meets
+/// after reading its command line ends here (a bad command line ends the same way), never in a trap.
 func fail(_ what: String, _ error: any Error) -> Never {
     FileHandle.standardError.write(Data("NATSBridgeDemo: \(what): \(error)\n".utf8))
     exit(1)
@@ -115,12 +116,17 @@ func clientConfiguration(_ options: Options) throws -> NATSClientConfiguration {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if let first = arguments.first, ["--help", "-h", "help"].contains(first) {
+    emit(Options.usage)
+    exit(0)
+}
 let options: Options
 do {
     options = try Options(arguments)
 } catch {
-    FileHandle.standardError.write(Data((Options.usage + "\n").utf8))
-    exit(2)
+    // A bad command line is an error like any other: one line, exit status 1.
+    FileHandle.standardError.write(Data("NATSBridgeDemo: \(error) (NATSBridgeDemo --help shows the usage)\n".utf8))
+    exit(1)
 }
 var logger = Logger(label: "NATSBridgeDemo")
 logger.logLevel = .critical
@@ -129,7 +135,7 @@ let events = NATSEventRegistry()
 let bridge: NATSBridge
 do {
     try events.register(OrderPlaced.self, name: "orders.placed", version: 1)
-    let configuration = try bridgeConfiguration(options)
+    let configuration = bridgeConfiguration(options)
     let client = NATSClient(configuration: try clientConfiguration(options), logger: logger)
     bridge = NATSBridge(
         bus: bus, events: events, configuration: configuration,

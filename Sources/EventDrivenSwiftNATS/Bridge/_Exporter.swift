@@ -266,11 +266,23 @@ final class _Exporter: _NATSReplySink, Sendable {
             return
         }
         counters.publishRetries.add(1, ordering: .relaxed)
-        let delay = Duration.milliseconds(50 << min(publish.attempt - 1, 6)) * Double.random(in: 0.5...1)
+        let delay = Self.retryDelay(afterAttempt: publish.attempt - 1)
         Task {
             try? await Task.sleep(for: delay)
             self.attempt(publish, key: key)
         }
+    }
+
+    /// The longest wait before the retry that follows failed attempt `failed` (from 1): 50 ms
+    /// after the first, doubling after each, never more than 2 s.
+    static func retryDelayBound(afterAttempt failed: Int) -> Duration {
+        .milliseconds(min(50 << min(max(failed, 1) - 1, 6), 2_000))
+    }
+
+    /// The wait before the retry that follows failed attempt `failed`: ``retryDelayBound(afterAttempt:)``
+    /// less a random share of up to half.
+    static func retryDelay(afterAttempt failed: Int) -> Duration {
+        retryDelayBound(afterAttempt: failed) * Double.random(in: 0.5...1)
     }
 
     /// Ends the publish under `key`: its completion, if any, gets `result` before the publish

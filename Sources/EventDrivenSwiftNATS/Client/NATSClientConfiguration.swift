@@ -91,8 +91,10 @@ public struct NATSClientConfiguration: Sendable {
 
     /// The servers to try (`nats://host:port`, `tls://host:port`, IPv6 literals in brackets,
     /// with `user:pass@` or `token@` when the server needs credentials: those are sent to that
-    /// server only). The servers a cluster announces (`connect_urls`) are added as they come,
-    /// with the credentials of the server that announced them.
+    /// server only; a `/`, `?`, `#`, `@` or `,` in them is percent-encoded). The servers a cluster
+    /// announces (`connect_urls`) are added as they come, at most 64 (those of the latest `INFO`
+    /// replace those of earlier ones), with the scheme of the server that announced them and
+    /// without its URL's credentials: ``authentication`` goes to them.
     public var servers: [URL]
     /// Whether the client tries ``servers`` in random order (once shuffled, then in turn), so
     /// that clients given the same list spread over the cluster. On by default.
@@ -105,7 +107,7 @@ public struct NATSClientConfiguration: Sendable {
     /// The client's name, shown by the server's monitoring.
     public var name: String = "EventDrivenSwiftNATS"
     /// Credentials for every server whose URL carries none (a URL's own `user:pass@` or
-    /// `token@` goes to that server only).
+    /// `token@` goes to that server only), the servers a cluster announces included.
     public var authentication: Authentication?
     /// How many times in a row a server may refuse the credentials while the client
     /// reconnects before it gives up: it then closes with
@@ -174,18 +176,29 @@ public struct NATSClientConfiguration: Sendable {
     }
 
     /// A configuration for one server, `nats://127.0.0.1:4222` style, or several separated by
-    /// commas (`nats://a:4222,nats://b:4222`); a URL without a scheme is `nats://`.
+    /// commas (`nats://a:4222,nats://b:4222`); a URL without a scheme is `nats://`. A URL with a
+    /// path, a query or a fragment is refused: a `/`, `?` or `#` there is most likely part of a
+    /// password that was not percent-encoded.
     /// - Throws: ``NATSError/invalidArgument(_:)``, whose text shows the URL without its
-    ///   credentials.
+    ///   credentials (nothing before the host of a list that holds an `@` anywhere).
     public init(server: String) throws {
         var urls: [URL] = []
-        for part in server.split(separator: ",", omittingEmptySubsequences: false) {
+        let parts = server.split(separator: ",", omittingEmptySubsequences: false)
+        for (index, part) in parts.enumerated() {
             let text = part.trimmingCharacters(in: .whitespaces)
-            let withScheme = text.contains("://") ? text : "nats://" + text
+            let withScheme = Self.schemeEnd(text) == nil ? "nats://" + text : text
             guard let url = URL(string: withScheme), let scheme = url.scheme, ["nats", "tls"].contains(scheme),
-                let host = url.host, !host.isEmpty, (url.port ?? 4222) > 0, (url.port ?? 4222) < 65_536
+                let host = url.host, !host.isEmpty, (url.port ?? 4222) > 0, (url.port ?? 4222) < 65_536,
+                url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil
             else {
-                throw NATSError.invalidArgument("not a server URL: \(Self.redacted(text))")
+                // A comma in a password splits it: with an `@` anywhere in the list, a part
+                // without one may be the start of a password.
+                var shown = Self.redacted(text)
+                if shown == text, server.contains("@") {
+                    shown = text[..<(Self.schemeEnd(text) ?? text.startIndex)] + "***"
+                }
+                let position = parts.count > 1 ? " (entry \(index + 1) of \(parts.count))" : ""
+                throw NATSError.invalidArgument("not a server URL\(position): \(shown)")
             }
             urls.append(url)
         }
@@ -193,18 +206,32 @@ public struct NATSClientConfiguration: Sendable {
     }
 
     /// `url` with the credentials it may carry replaced by `***`, for logs and errors.
+    ///
+    /// Everything between the scheme and the last `@` is taken for credentials, whatever it
+    /// holds: a password with an unencoded `/`, `?`, `#` or `@` is hidden whole (a URL whose
+    /// path or query holds an `@` loses more than its credentials, never less).
     public static func redacted(_ url: String) -> String {
-        let afterScheme = url.range(of: "://").map(\.upperBound) ?? url.startIndex
-        let authorityEnd =
-            url[afterScheme...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex
-        guard let at = url[afterScheme..<authorityEnd].lastIndex(of: "@") else { return url }
+        let afterScheme = schemeEnd(url) ?? url.startIndex
+        guard let at = url[afterScheme...].lastIndex(of: "@") else { return url }
         return String(url[..<afterScheme]) + "***" + String(url[at...])
     }
 
-    /// The credentials for `server`: its URL's own, else ``authentication``.
+    /// Where `text`'s `scheme://` ends, if it starts with one (a scheme is a letter, then
+    /// letters, digits, `+`, `-` or `.`; `alice:pw://x` has none).
+    static func schemeEnd(_ text: String) -> String.Index? {
+        guard let separator = text.range(of: "://") else { return nil }
+        let scheme = text[..<separator.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return separator.upperBound
+    }
+
+    /// The credentials for `server`: its URL's own (percent-decoded), else ``authentication``.
     func authentication(for server: URL) -> Authentication? {
-        if let user = server.user, !user.isEmpty {
-            if let password = server.password { return .userPassword(user: user, password: password) }
+        let parts = URLComponents(url: server, resolvingAgainstBaseURL: false)
+        if let user = parts?.user, !user.isEmpty {
+            if let password = parts?.password { return .userPassword(user: user, password: password) }
             return .token(user)
         }
         return authentication

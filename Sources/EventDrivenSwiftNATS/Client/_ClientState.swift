@@ -64,8 +64,13 @@ struct _ClientState: Sendable {
     var sweeper: RepeatedTask?
     var reconnectTask: Task<Void, Never>?
     /// The servers to connect to: the configured ones (shuffled unless told not to), then those
-    /// the servers announced (`connect_urls`).
+    /// the servers announced (`connect_urls`), at most ``maximumDiscoveredServers`` of them.
     var servers: [URL] = []
+    /// The servers in ``servers`` that came from `connect_urls`, not from the configuration.
+    var discoveredServers: Set<URL> = []
+    /// The most servers ``discover(_:from:)`` keeps besides the configured ones: a server that
+    /// sends `INFO` after `INFO`, each with new `connect_urls`, cannot grow the list beyond it.
+    static let maximumDiscoveredServers = 64
     /// The server of the current (or last) connection.
     var currentServer: URL?
     /// Why the client closed by itself, if it did.
@@ -81,23 +86,53 @@ struct _ClientState: Sendable {
         return Array(servers[(index + 1)...] + servers[...index])
     }
 
-    /// Adds the servers of a cluster's `connect_urls` (`host:port`) that the pool lacks, with the
-    /// scheme and credentials of `server`, which announced them (a cluster shares its logins).
+    /// Takes a server's `connect_urls` (`host:port` each) as the servers the cluster has now:
+    /// those the list lacks are added, and servers added this way that the list no longer names
+    /// are dropped (``servers`` stays bounded however often a server sends `INFO`), except
+    /// `server`, which sent it.
+    ///
+    /// A server added this way gets the scheme of `server` and no credentials: the URL
+    /// credentials of `server` go to that server only; ``NATSClientConfiguration/authentication``
+    /// goes to these as to every server whose URL carries none. An entry that is not a plain
+    /// `host:port` (one with `user@`, a path, a query) is ignored, and so is everything beyond the
+    /// first ``maximumDiscoveredServers``.
     mutating func discover(_ urls: [String], from server: URL) {
-        for entry in urls.prefix(64) {
-            guard var parts = URLComponents(string: "\(server.scheme ?? "nats")://\(entry)"), parts.host != nil else {
-                continue
-            }
-            let known = servers.contains {
-                NATSClientConfiguration.hostAndPort($0) == (
-                    parts.host!.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), parts.port ?? 4222
-                )
-            }
-            guard !known else { continue }
-            parts.user = server.user
-            parts.password = server.password
-            if let url = parts.url { servers.append(url) }
+        guard !urls.isEmpty else { return }
+        var announced: [URL] = []
+        for entry in urls.prefix(Self.maximumDiscoveredServers) {
+            guard let url = Self.discovered(entry, scheme: server.scheme ?? "nats") else { continue }
+            let address = NATSClientConfiguration.hostAndPort(url)
+            guard !announced.contains(where: { NATSClientConfiguration.hostAndPort($0) == address }) else { continue }
+            announced.append(url)
         }
+        // Drop what the cluster no longer names: the servers discovered before and not announced now.
+        let stale = discoveredServers.filter { old in
+            old != server
+                && !announced.contains {
+                    NATSClientConfiguration.hostAndPort($0) == NATSClientConfiguration.hostAndPort(old)
+                }
+        }
+        if !stale.isEmpty {
+            servers.removeAll { stale.contains($0) }
+            discoveredServers.subtract(stale)
+        }
+        for url in announced where discoveredServers.count < Self.maximumDiscoveredServers {
+            let address = NATSClientConfiguration.hostAndPort(url)
+            guard !servers.contains(where: { NATSClientConfiguration.hostAndPort($0) == address }) else { continue }
+            servers.append(url)
+            discoveredServers.insert(url)
+        }
+    }
+
+    /// `scheme://host:port` for a `connect_urls` entry, or `nil` unless it is a plain `host:port`
+    /// (IPv6 literals in brackets).
+    static func discovered(_ entry: String, scheme: String) -> URL? {
+        guard entry.utf8.count <= 300, let parts = URLComponents(string: "\(scheme)://\(entry)"),
+            let host = parts.host, !host.isEmpty, parts.user == nil, parts.password == nil,
+            parts.path.isEmpty, parts.query == nil, parts.fragment == nil, (parts.port ?? 4222) > 0,
+            (parts.port ?? 4222) < 65_536
+        else { return nil }
+        return parts.url
     }
 
     /// A reply token no one can guess (a random 64-bit number) that no pending request uses.
