@@ -23,9 +23,16 @@ public protocol EventTransport: Sendable {
     /// Opens the consumer of `subject` for `mode` (``NATSImportMode/durableBroadcast(_:)``
     /// included, where the broker can keep a consumer per instance).
     func openConsumer(subject: String, mode: NATSImportMode) async throws -> any TransportConsumer
+    /// How many messages the broker gave up on were dropped before they could become
+    /// ``TransportConsumer/exhaustedDeliveries`` (more arrived than could wait to be read back, or
+    /// they could not be read back).
+    var droppedExhaustedDeliveries: Int { get }
 }
 
 extension EventTransport {
+    /// None, unless a transport says otherwise.
+    public var droppedExhaustedDeliveries: Int { 0 }
+
     /// ``openConsumer(subject:group:)`` for `.broadcast` and `.group`; a transport that keeps no
     /// durable broadcast consumers refuses `.durableBroadcast`.
     public func openConsumer(subject: String, mode: NATSImportMode) async throws -> any TransportConsumer {

@@ -78,7 +78,11 @@ public final class NATSBridge: Service, Sendable {
     }
 
     /// What it has carried and what it could not.
-    public var statistics: NATSBridgeStatistics { counters.snapshot }
+    public var statistics: NATSBridgeStatistics {
+        var statistics = counters.snapshot
+        statistics.droppedAdvisories = transport.droppedExhaustedDeliveries
+        return statistics
+    }
 
     var exporter: _Exporter {
         exporterBox.withLockedValue { box in
@@ -220,8 +224,24 @@ public final class NATSBridge: Service, Sendable {
     /// The messages this bridge dead-letters from now on (also published on
     /// `<prefix>.deadletter.<name>`, and posted to the bus's `deadLetters()` with reason
     /// `.failed`). Ends when the bridge stops.
+    ///
+    /// The stream holds at most ``defaultDeadLetterLimit`` (1,024) letters its reader has not
+    /// taken yet (see ``deadLetters(limit:)``).
     public func deadLetters() -> AsyncStream<NATSDeadLetter> {
-        let (stream, continuation) = AsyncStream.makeStream(of: NATSDeadLetter.self)
+        deadLetters(limit: Self.defaultDeadLetterLimit)
+    }
+
+    /// How many letters a ``deadLetters()`` stream holds for its reader at most: 1,024.
+    public static let defaultDeadLetterLimit = 1_024
+
+    /// ``deadLetters()`` holding at most `limit` letters (at least 1) its reader has not taken
+    /// yet. A letter that arrives when the stream is full is not held for it: counted in
+    /// ``NATSBridgeStatistics/deadLettersDropped`` and logged (the first time, then every
+    /// 1,000th). Each letter carries a body of up to the server's `max_payload`, so a reader
+    /// that falls behind costs at most `limit` of them.
+    public func deadLetters(limit: Int) -> AsyncStream<NATSDeadLetter> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: NATSDeadLetter.self, bufferingPolicy: .bufferingOldest(max(1, limit)))
         let id = state.withLockedValue { state in
             defer { state.nextObserver += 1 }
             state.deadLetterObservers[state.nextObserver] = continuation
@@ -250,7 +270,13 @@ public final class NATSBridge: Service, Sendable {
     private func postDeadLetter(_ letter: NATSDeadLetter) {
         report(.deadLettered(messageID: letter.messageID ?? "-", event: letter.eventName, reason: letter.reason))
         let observers = state.withLockedValue { Array($0.deadLetterObservers.values) }
-        for observer in observers { observer.yield(letter) }
+        for observer in observers {
+            guard case .dropped = observer.yield(letter) else { continue }
+            let dropped = counters.deadLettersDropped.add(1, ordering: .relaxed).newValue
+            if dropped % 1_000 == 1 {
+                logger.warning("a deadLetters() stream is full: \(dropped) letters not held for their reader so far")
+            }
+        }
         bus.postDeadLetter(letter, reason: .failed)
     }
 }

@@ -29,6 +29,15 @@ public struct NATSBridgeStatistics: Sendable, Equatable {
     public var settleFailures = 0
     /// `+WPI`s sent for handlers still running at half the ack wait.
     public var inProgress = 0
+    /// Dead letters not handed to a ``NATSBridge/deadLetters(limit:)`` stream because its reader
+    /// left it full (one count per stream that missed a letter).
+    public var deadLettersDropped = 0
+    /// Max-deliveries advisories that did not become dead letters: more arrived than could wait
+    /// to be read back (1,024 per consumer), their message could not be read back, or it was not
+    /// on the consumer's subject (an advisory the server did not send). Their messages stay in
+    /// the stream; the drops are logged (the first time, then every 1,000th). See
+    /// ``EventTransport/droppedExhaustedDeliveries``.
+    public var droppedAdvisories = 0
 }
 
 /// The live counters behind ``NATSBridgeStatistics``.
@@ -44,6 +53,7 @@ final class _BridgeCounters: Sendable {
     let deadLettered = Atomic<Int>(0)
     let settleFailures = Atomic<Int>(0)
     let inProgress = Atomic<Int>(0)
+    let deadLettersDropped = Atomic<Int>(0)
 
     var snapshot: NATSBridgeStatistics {
         NATSBridgeStatistics(
@@ -53,6 +63,7 @@ final class _BridgeCounters: Sendable {
             handled: handled.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
             deadLettered: deadLettered.load(ordering: .relaxed),
             settleFailures: settleFailures.load(ordering: .relaxed),
-            inProgress: inProgress.load(ordering: .relaxed))
+            inProgress: inProgress.load(ordering: .relaxed),
+            deadLettersDropped: deadLettersDropped.load(ordering: .relaxed))
     }
 }

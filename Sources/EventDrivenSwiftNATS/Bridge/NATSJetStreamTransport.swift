@@ -17,6 +17,8 @@ public struct NATSJetStreamTransport: EventTransport {
     public let consumers: NATSBridgeConfiguration.Consumers
     /// The dead letters' own stream, when they have one.
     public let deadLetterStream: JetStreamStreamConfiguration?
+    /// What its consumers dropped.
+    let counters = _TransportCounters()
 
     /// A transport over `client` for the bridge configuration's streams, consumers and JetStream
     /// API prefix (or domain).
@@ -104,10 +106,16 @@ public struct NATSJetStreamTransport: EventTransport {
             jetStream: jetStream, stream: stream.name, consumer: name, capacity: consumers.maxHeld)
         // A durable consumer's messages that run out of deliveries become dead letters too.
         let watcher = try durable.map {
-            try _MaxDeliveriesWatcher(jetStream: jetStream, stream: stream.name, consumer: $0)
+            try _MaxDeliveriesWatcher(
+                jetStream: jetStream, stream: stream.name, consumer: $0, subject: subject, counters: counters,
+                logger: client.logger)
         }
         return _JetStreamConsumer(subscription: subscription, watcher: watcher)
     }
+
+    /// Max-deliveries advisories that did not become dead letters (see
+    /// ``NATSBridgeStatistics/droppedAdvisories``).
+    public var droppedExhaustedDeliveries: Int { counters.droppedAdvisories.load(ordering: .relaxed) }
 
     /// `duration` in nanoseconds, as the server takes it; one beyond `Int64` (292 years) is
     /// `Int64.max` (or `.min`), not an overflow.

@@ -79,6 +79,9 @@ public enum NATSHeaderName {
     public static let source = "Eds-Source"
     /// Why a message was dead-lettered (on `<prefix>.deadletter.<name>` copies).
     public static let error = "Eds-Error"
+    /// On a dead-letter copy, the names of the original's headers that could not be written
+    /// (not printable ASCII without a colon): percent-encoded, comma-separated.
+    public static let droppedHeaders = "Eds-Dropped-Headers"
     /// W3C trace context.
     public static let traceparent = "traceparent"
     /// The body's media type: `application/json`.

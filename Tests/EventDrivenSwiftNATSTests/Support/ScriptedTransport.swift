@@ -16,6 +16,8 @@ final class ScriptedTransport: EventTransport {
         var rawHeaders: String? = nil
         var body = #"{"orderID":1,"customerID":2,"amount":3}"#
         var deliveryCount = 1
+        /// The delivery's ``TransportDelivery/stableID`` (a JetStream one is `<stream>:<sequence>`).
+        var stableID = ""
     }
 
     struct Log: Sendable {
@@ -37,7 +39,7 @@ final class ScriptedTransport: EventTransport {
             ScriptedDelivery(
                 id: index, subject: "eds.orders.placed", headers: spec.headers, payload: ByteBuffer(string: spec.body),
                 deliveryCount: spec.deliveryCount, headerError: spec.headerError,
-                rawHeaders: spec.rawHeaders.map { ByteBuffer(string: $0) }, log: log)
+                rawHeaders: spec.rawHeaders.map { ByteBuffer(string: $0) }, stableID: spec.stableID, log: log)
         }
     }
 
@@ -116,6 +118,7 @@ struct ScriptedDelivery: TransportDelivery {
     let deliveryCount: Int
     let headerError: NATSError?
     let rawHeaders: ByteBuffer?
+    let stableID: String
     let log: NIOLockedValueBox<ScriptedTransport.Log>
 
     func ack() throws { log.withLockedValue { $0.settlements.append("ack \(id)") } }
