@@ -54,6 +54,7 @@ func runAll() async throws {
     var jetStream: [String: Figures] = ["memory": Figures(), "file": Figures()]
     var raw = Figures()
     let started = Date()
+    let load = loadAverage()
     for run in 1...runs {
         for storage in ["memory", "file"] {
             let server = try await Server()
@@ -102,7 +103,7 @@ func runAll() async throws {
             FileHandle.standardError.write(Data("run \(run) \(storage) done\n".utf8))
         }
     }
-    report(jetStream: jetStream, raw: raw, runs: runs, samples: samples, pace: pace, started: started)
+    report(jetStream: jetStream, raw: raw, runs: runs, samples: samples, pace: pace, started: started, load: load)
 }
 
 func result(_ child: Child, _ role: String) async throws -> [String: Double] {
@@ -114,7 +115,32 @@ func result(_ child: Child, _ role: String) async throws -> [String: Double] {
     return object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
 }
 
-func report(jetStream: [String: Figures], raw: Figures, runs: Int, samples: Int, pace: Int, started: Date) {
+/// The load averages (1, 5, 15 minutes) now, from `/proc/loadavg`.
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+        .joined(separator: " ") ?? "unknown"
+}
+
+/// What `nats-server --version` prints, or "nats-server (version unknown)".
+func serverVersion() -> String {
+    let executable = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    guard let executable else { return "nats-server (not found)" }
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = ["--version"]
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { return "nats-server (version unknown)" }
+    process.waitUntilExit()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+func report(
+    jetStream: [String: Figures], raw: Figures, runs: Int, samples: Int, pace: Int, started: Date, load: String
+) {
     func cell(_ values: [Double], _ digits: Int = 0) -> String {
         let format = "%.\(digits)f"
         return String(format: format, median(values)) + " (" + String(format: format, values.min() ?? 0) + "–"
@@ -122,7 +148,9 @@ func report(jetStream: [String: Figures], raw: Figures, runs: Int, samples: Int,
     }
     let rawRate = median(raw.exported)
     print("- date: \(ISO8601DateFormatter().string(from: started))")
-    print("- machine: nproc \(ProcessInfo.processInfo.activeProcessorCount), nats-server 2.9 on loopback")
+    print(
+        "- machine: nproc \(ProcessInfo.processInfo.activeProcessorCount), \(serverVersion()) on loopback, "
+            + "load average at the start \(load)")
     if arguments.contains("--cluster") {
         print("- JetStream: a three-node cluster on loopback, R3 stream; the raw baseline on one server")
     }
