@@ -7,10 +7,10 @@ import Foundation
 import Synchronization
 
 /// Waits for `semaphore` on a dispatch thread, so that async tests never block the cooperative
-/// pool. The long limit only keeps a broken build from hanging the run; it is not a timing check.
+/// pool (on a queue of its own, not the global queue: see ``poolWait(_:count:seconds:)``). The long limit only keeps a broken build from hanging the run; it is not a timing check.
 func channelWait(_ semaphore: DispatchSemaphore) async -> Bool {
     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-        DispatchQueue.global().async {
+        DispatchQueue(label: "test-wait").async {
             continuation.resume(returning: semaphore.wait(timeout: .now() + 30) == .success)
         }
     }

@@ -47,10 +47,11 @@ final class CoreGate: Sendable {
 }
 
 /// Waits for `semaphore` on a dispatch thread, so that async tests never block the
-/// cooperative thread pool.
+/// cooperative thread pool (on a queue of its own, not the global queue: see
+/// ``poolWait(_:count:seconds:)``).
 func coreWait(_ semaphore: DispatchSemaphore) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        DispatchQueue.global().async {
+        DispatchQueue(label: "test-wait").async {
             semaphore.wait()
             continuation.resume()
         }

@@ -152,6 +152,22 @@ struct PoolScalingTests {
         pool.stop()
     }
 
+    @Test("P3: the periodic scaling check runs while the global concurrent queue is saturated")
+    func periodicScalerWithSaturatedGlobalQueue() {
+        // Blocks queued ahead of the pool's checks, holding every thread the global queue starts.
+        let saturation = GlobalQueueSaturation()
+        defer { saturation.release() }
+        let bus = EventBus(label: "P3-saturated")
+        let evaluated = DispatchSemaphore(value: 0)
+        let pool = EventPool<PoolWorker>(capacity: 2, scaler: SignallingScaler(evaluated: evaluated), bus: bus)
+        defer { pool.stop() }
+        // Synchronous: an async test's own continuation would wait for the saturated queue.
+        let deadline = DispatchTime.now() + .seconds(5)
+        var evaluations = 0
+        while evaluations < 3, evaluated.wait(timeout: deadline) == .success { evaluations += 1 }
+        #expect(evaluations == 3)
+    }
+
     @Test("P4: the dynamic scaler's decisions follow its parameters")
     func dynamicScalerRules() {
         var scaler = EventPoolDynamicScaler(

@@ -84,11 +84,13 @@ final class PoolWorker: EventThread, @unchecked Sendable {  // no state of its o
 }
 
 /// Waits for `count` signals of `semaphore` on a dispatch thread, so that async tests never
-/// block the cooperative pool. Returns `false` if they did not come within `seconds`, a guard
+/// block the cooperative pool; a queue of its own, served by a thread of libdispatch's
+/// overcommitting pool, not one of the global queue's few threads, which the cooperative pool
+/// and the library's serial contexts share. Returns `false` if they did not come within `seconds`, a guard
 /// against hanging, never a synchronization.
 func poolWait(_ semaphore: DispatchSemaphore, count: Int = 1, seconds: Int = 10) async -> Bool {
     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-        DispatchQueue.global().async {
+        DispatchQueue(label: "test-wait").async {
             let deadline = DispatchTime.now() + .seconds(seconds)
             for _ in 0..<count where semaphore.wait(timeout: deadline) == .timedOut {
                 continuation.resume(returning: false)
@@ -96,5 +98,23 @@ func poolWait(_ semaphore: DispatchSemaphore, count: Int = 1, seconds: Int = 10)
             }
             continuation.resume(returning: true)
         }
+    }
+}
+
+/// Occupies the global concurrent queue: `blocks` work items queued on it that wait until
+/// ``release()``, more than the threads it starts for them in the seconds a test lasts (it
+/// starts one per processor at once, then more only slowly while they are blocked).
+final class GlobalQueueSaturation: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    private let blocks: Int
+
+    init(blocks: Int = 256) {
+        self.blocks = blocks
+        for _ in 0..<blocks { DispatchQueue.global().async { [gate] in gate.wait() } }
+    }
+
+    /// Lets every blocked work item finish.
+    func release() {
+        for _ in 0..<blocks { gate.signal() }
     }
 }

@@ -61,7 +61,7 @@ extension EventBus {
         let finished: Int? = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 outcome.arm(continuation)
-                DispatchQueue.global().asyncAfter(deadline: deadline) { outcome.finish(nil) }
+                _BackgroundWork.run(at: deadline) { outcome.finish(nil) }
                 // Rounds chain through drain callbacks rather than a task, so that a busy
                 // cooperative pool cannot hold the check up.
                 let start = self.statistics.endedDeliveries

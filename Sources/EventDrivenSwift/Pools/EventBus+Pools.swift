@@ -24,7 +24,7 @@ extension EventBus {
     func stop(_ pools: [_EventPoolCore], draining: Bool) async {
         guard !pools.isEmpty else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
+            _BackgroundWork.run {
                 for pool in pools { _ = pool.stop(draining: draining) }
                 continuation.resume()
             }

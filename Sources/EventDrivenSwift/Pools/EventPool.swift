@@ -47,7 +47,7 @@ public final class EventPool<T: EventThread>: Sendable {
     deinit {
         guard !core.isStopped else { return }
         let core = core
-        DispatchQueue.global().async { _ = core.stop(draining: true) }
+        _BackgroundWork.run { _ = core.stop(draining: true) }
     }
 
     /// The number of threads receiving new events.
@@ -97,7 +97,7 @@ public final class EventPool<T: EventThread>: Sendable {
     public func stop(draining: Bool = false) -> Int {
         if core.isOnMemberThread {
             let core = core
-            DispatchQueue.global().async { _ = core.stop(draining: draining) }
+            _BackgroundWork.run { _ = core.stop(draining: draining) }
             return 0
         }
         return core.stop(draining: draining)

@@ -63,7 +63,7 @@ extension _EventPoolCore {
         let handle = _EventScheduler.shared.schedule(at: .now() + .nanoseconds(interval.poolNanoseconds)) {
             [weak self] in
             // Off the scheduler thread: building threads runs user code.
-            DispatchQueue.global().async { [weak self] in self?.periodicCheck() }
+            _BackgroundWork.run { [weak self] in self?.periodicCheck() }
         }
         let keep = locked.withLock { locked -> Bool in
             guard !locked.state.isStopped else { return false }
@@ -93,7 +93,7 @@ extension _EventPoolCore {
                     work.append { countdown.tick() }
                 }
                 for retiree in deferred.retirees {
-                    work.append { [self] in DispatchQueue.global().async { self.finishRetiring(retiree) } }
+                    work.append { [self] in _BackgroundWork.run { self.finishRetiring(retiree) } }
                 }
                 if let onReady = deferred.onReady { work.append(onReady) }
             }
@@ -117,7 +117,7 @@ extension _EventPoolCore {
     /// The old threads of a hand-over are done; release the held events when none is pending.
     private func handoverFinished() {
         if locked.withLock({ $0.state.handoverFinished() }) {
-            DispatchQueue.global().async { [self] in flushHeld() }
+            _BackgroundWork.run { [self] in flushHeld() }
         }
     }
 

@@ -50,7 +50,7 @@ final class _MainQueueWatch: Sendable {
 
     /// Checks, a second from now, whether the drain with ticket `target` has started.
     private func schedule(checking target: UInt64) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(Self.patienceNanoseconds))) {
+        _BackgroundWork.run(at: .now() + .nanoseconds(Int(Self.patienceNanoseconds))) {
             [weak self] in
             self?.check(target)
         }
