@@ -42,10 +42,17 @@ struct AccountingIdentityTests {
         }
     }
 
+    /// A consumer that takes every parcel, on the dispatching thread.
+    private final class ParcelConsumer: EventConsumer {
+        let consumed = Atomic<Int>(0)
+        var willConsume: [any Eventable.Type] { [Parcel.self] }
+        func consume(_ event: any Eventable) { consumed.add(1, ordering: .relaxed) }
+    }
+
     @Test(
-        "R1/R4 (issue 13): subscribers of fifteen kinds and interests, owners freed, listeners removed, streams abandoned, shutdown graceful or immediate: dispatched × subscribers = every outcome, letters = counters",
-        arguments: [false, true])
-    func identity(immediately: Bool) async {
+        "R1/R4 (issue 13): subscribers of fifteen kinds and interests (seventeen with a main-actor listener and a consumer), owners freed, listeners removed, streams abandoned, shutdown graceful or immediate: dispatched × subscribers = every outcome, letters = counters",
+        arguments: [false, true], [false, true])
+    func identity(immediately: Bool, mainActorAndConsumer: Bool) async {
         final class Owner: Sendable {}
         let bus = EventBus(label: #function)
         let stream = bus.deadLetters()
@@ -73,8 +80,16 @@ struct AccountingIdentityTests {
         let onActor = await ParcelActor().listen(on: bus)
         bus.listen(Parcel.self, executeOn: .requesterThread) { _, _ in }
         bus.listen(Parcel.self, executeOn: .queue(DispatchQueue(label: "accounting"))) { _, _ in }
-        let subscribers = 15
-        #expect(bus.subscriberCount(for: Parcel.self) == subscribers)
+        // A main-actor listener, and a consumer (which is no listener: it runs first, on the
+        // dispatching thread, and its consumption counts as a delivery).
+        let consumer = ParcelConsumer()
+        if mainActorAndConsumer {
+            bus.listen(Parcel.self, executeOn: .mainActor) { _, _ in }
+            bus.register(consumer)
+        }
+        let listeners = mainActorAndConsumer ? 16 : 15
+        #expect(bus.subscriberCount(for: Parcel.self) == listeners)
+        let subscribers = mainActorAndConsumer ? listeners + 1 : listeners
         // Hold the serial receivers, then dispatch from four producers.
         bus.queue(Parcel(value: -1))
         await gate.waitUntilEntered()
@@ -96,6 +111,7 @@ struct AccountingIdentityTests {
         small.cancel()
         _ = (abandoned, kept, pool, onActor)
         let dispatched = 1 + 4 * perProducer
+        #expect(consumer.consumed.load(ordering: .relaxed) == (mainActorAndConsumer ? dispatched : 0))
         #expect(ledger.statistics.undelivered == 0 && ledger.statistics.rejected == 0)
         #expect(ledger.outcomes == dispatched * subscribers, "\(ledger.statistics)")
         #expect(ledger.statistics.dropped > 0 && ledger.statistics.discarded > 0)
