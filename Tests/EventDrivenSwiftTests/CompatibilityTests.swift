@@ -32,11 +32,11 @@ struct CompatibilityTests {
         }
     }
 
-    @Test("W1: NoEvent in a list stands for nothing; deregister(_:) is unregister(_:)")
+    @Test("W1: NoEvent in willConsume consumes nothing, in excludeList everything; deregister(_:) is unregister(_:)")
     func noEventAndDeregister() {
         let bus = EventBus(label: "compat-consumers")
         let nothing = Recorder(willConsume: [NoEvent.self])
-        let allButReading = Recorder(willConsume: [AllEvents.self], excludeList: [NoEvent.self, Reading.self])
+        let allButReading = Recorder(willConsume: [AllEvents.self], excludeList: [Reading.self])
         bus.register(nothing)
         bus.register(allButReading)
         bus.dispatchNow(Reading(value: 1))
@@ -47,6 +47,39 @@ struct CompatibilityTests {
         #expect(!bus.deregister(allButReading))
         bus.dispatchNow(Other())
         #expect(allButReading.consumed.values == ["Other"])
+    }
+
+    /// SwiftEventBus's own tests of `NoEvent` (its `EventConsumerTests`), in our API.
+    @Test(
+        "W1: NoEvent as SwiftEventBus's tests define it: it wins over AllEvent in willConsume, and in excludeList makes every event consumed"
+    )
+    func noEventAsSwiftEventBusTestsDefineIt() {
+        struct Third: Eventable {}
+        let bus = EventBus(label: "compat-noevent")
+        let noneAmongOthers = Recorder(willConsume: [Reading.self, Other.self, NoEvent.self])
+        let noneAndAll = Recorder(willConsume: [AllEvent.self, NoEvent.self])
+        let excludingNone = Recorder(willConsume: [Other.self], excludeList: [NoEvent.self, Reading.self])
+        let noneBothWays = Recorder(willConsume: [NoEvent.self], excludeList: [NoEvent.self])
+        for consumer in [noneAmongOthers, noneAndAll, excludingNone, noneBothWays] { bus.register(consumer) }
+        bus.dispatch(Reading(value: 1))
+        bus.dispatch(Other())
+        bus.dispatch(Third())
+        #expect(noneAmongOthers.consumed.values.isEmpty)
+        #expect(noneAndAll.consumed.values.isEmpty)
+        #expect(excludingNone.consumed.values == ["Reading", "Other", "Third"])
+        #expect(noneBothWays.consumed.values.isEmpty, "NoEvent in willConsume is looked at first")
+    }
+
+    @Test("W2: SwiftEventBus's eventBus.dispatch(event) is dispatchNow: consumers have run when it returns")
+    func swiftEventBusDispatch() {
+        let bus = EventBus(label: "compat-dispatch")
+        let consumer = Recorder(willConsume: [Reading.self])
+        let synchronous = CoreRecorder<Int>()
+        bus.register(consumer)
+        bus.listen(Reading.self, executeOn: .synchronous) { reading, _ in synchronous.append(reading.value) }
+        bus.dispatch(Reading(value: 4))
+        #expect(consumer.consumed.values == ["Reading"])
+        #expect(synchronous.values == [4])
     }
 
     @Test("W3: DidConsumeEvent can be made in a user's own test of a logging consumer")

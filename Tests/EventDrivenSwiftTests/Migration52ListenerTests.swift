@@ -49,6 +49,26 @@ struct Migration52ListenerTests {
         listenerHandle.cancel()
     }
 
+    @Test(
+        "in a @MainActor view model: the unapplied method runs on the main actor whatever executeOn says; a nonisolated filter"
+    )
+    @MainActor
+    func mainActorViewModel() async {
+        _ = Migration52ListenerTests.mainQueueKey
+        let bus = EventBus(label: "migration52-mainactor")
+        let viewModel = MainActorViewModel()
+        // `addListener(self, onTemperatureRatingEvent, executeOn: .listenerThread)` does not compile
+        // here: the bound method is main-actor isolated, and would run on the listener thread.
+        let listenerHandle = TemperatureRatingEvent.addListener(
+            viewModel, MainActorViewModel.onTemperatureRatingEvent, executeOn: .listenerThread, interestedIn: .custom,
+            customFilter: viewModel.onTemperatureRatingEventFilter, on: bus)
+        for reading in [40, 60, 50] as [Float] { TemperatureRatingEvent(temperatureInCelsius: reading).queue(on: bus) }
+        await bus.drain()
+        #expect(viewModel.temperatures == [40, 50], "above 50 degrees, the filter says no")
+        #expect(viewModel.onMainQueue.allSatisfy { $0 }, "on the main actor, although executeOn says .listenerThread")
+        listenerHandle.cancel()
+    }
+
     @Test("addListener(…, executeOn: .listenerThread) runs on the bus's one listener thread, in order")
     func listenerThread() async {
         let bus = EventBus(label: "migration52-listenerThread")
@@ -214,6 +234,27 @@ extension Migration52ListenerTests {
                 Filtered(temperature: event.temperatureInCelsius, priority: priority, dispatchTime: dispatchTime))
             if event.temperatureInCelsius > 50 { return false }
             return true
+        }
+    }
+
+    /// The 5.2 README's view model as SwiftUI code writes it today: main-actor isolated.
+    @MainActor
+    final class MainActorViewModel {
+        var temperatures: [Float] = []
+        var onMainQueue: [Bool] = []
+
+        func onTemperatureRatingEvent(
+            _ event: TemperatureRatingEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime
+        ) {
+            temperatures.append(event.temperatureInCelsius)
+            onMainQueue.append(DispatchQueue.getSpecific(key: Migration52ListenerTests.mainQueueKey) == true)
+        }
+
+        /// `nonisolated`: a filter runs wherever the delivery decides, and reads only the event.
+        nonisolated func onTemperatureRatingEventFilter(
+            _ event: TemperatureRatingEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime
+        ) -> Bool {
+            event.temperatureInCelsius <= 50
         }
     }
 

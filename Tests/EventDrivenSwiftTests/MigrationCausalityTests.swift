@@ -149,6 +149,46 @@ struct MigrationCausalityTests {
         subscription.cancel()
     }
 
+    @Test(
+        "subscribe(…, on: .synchronous) runs the handler on the publishing thread before publish returns, as Causality's did"
+    )
+    func publishingThread() async {
+        let bus = EventBus(label: "causality-thread")
+        let channel = EventChannel<Int>(label: "scores")
+        let synchronous = CoreRecorder<UInt>()
+        let byDefault = CoreCounter()
+        bus.subscribe(channel, on: .synchronous) { _ in synchronous.append(coreThreadID()) }
+        bus.subscribe(channel) { _ in byDefault.increment() }  // the subscriber's own context
+        let publisher = coreThreadID()
+        bus.publish(channel, 1)
+        #expect(synchronous.values == [publisher], "ran on this thread before publish returned")
+        await bus.drain()
+        #expect(byDefault.count == 1)
+    }
+
+    @Test("set(UserNameState, \"Mary Jane Doe\") and set(state:value:) are set(_:to:)")
+    func setUnlabelledState() {
+        let bus = EventBus(label: "causality-username")
+        let userNameState = EventState<String>(label: "user name state")
+        let names = CoreRecorder<String>()
+        bus.subscribe(userNameState, on: .synchronous) { names.append($0) }
+        bus.set(userNameState, to: "Mary Jane Doe")
+        #expect(names.values == ["Mary Jane Doe"])
+    }
+
+    @Test("subscription.event.eventId is the key the subscription was made with, captured by its handler")
+    func eventIdInHandler() {
+        let bus = EventBus(label: "causality-eventid")
+        let received = CoreRecorder<String>()
+        for eventId in [1, 2] {
+            bus.subscribe(MyEvents.event(eventId), on: .synchronous) { _, message in
+                received.append("A message from event \(eventId): \(message.string)")
+            }
+        }
+        bus.publish(MyEvents.event(2), InterestingMessage(string: "Hello", number: 42))
+        #expect(received.values == ["A message from event 2: Hello"])
+    }
+
     @Test("hasState is bus.value(of:) != nil: false until set, true after")
     func hasState() {
         let bus = EventBus(label: "causality-has")
@@ -170,6 +210,9 @@ extension MigrationCausalityTests {
         static let aTriggerEvent = EventChannel<NoMessage>(label: "A Trigger")
         static let myInterestingEvent = EventChannel<InterestingMessage>(label: "An interesting Event 1")
         static let myStringEvent = EventChannel<String>(label: "An event with a String message")
+        static func event(_ eventId: Int) -> EventChannel<InterestingMessage> {
+            EventChannel(label: "MyEvent", key: eventId)
+        }
     }
 
     struct PlayerInfo: Equatable, Sendable {

@@ -61,7 +61,7 @@ struct MigrationSwiftEventBusTests {
     @Test("AllEvent is AllEvents: every event type, less the excluded ones")
     func allEvents() {
         let bus = EventBus(label: "swifteventbus-all")
-        let everything = Recorder([AllEvents.self])
+        let everything = Recorder([AllEvent.self])
         let allButPageViews = Recorder([AllEvents.self], excluding: [PageViewEvent.self])
         bus.register(everything)
         bus.register(allButPageViews)
@@ -72,20 +72,24 @@ struct MigrationSwiftEventBusTests {
         #expect(allButPageViews.log.values == ["NavigationEvent 1", "RewardEvent"])
     }
 
-    @Test("NoEvent is NoEvent (or an empty list): it stands for no type")
+    @Test("NoEvent is NoEvent: in willConsume nothing (an empty list natively), in excludeList everything")
     func noEvent() {
         let bus = EventBus(label: "swifteventbus-none")
         let nothing = Recorder([NoEvent.self])
+        let nothingAtAll = Recorder([AllEvent.self, NoEvent.self])
         let empty = Recorder([])
-        let excludingNothing = Recorder([AllEvents.self], excluding: [NoEvent.self])
+        let excludingNone = Recorder([NavigationEvent.self], excluding: [NoEvent.self, PageViewEvent.self])
         bus.register(nothing)
+        bus.register(nothingAtAll)
         bus.register(empty)
-        bus.register(excludingNothing)
+        bus.register(excludingNone)
         bus.dispatchNow(NavigationEvent(destination: 1))
         bus.dispatchNow(PageViewEvent())
+        bus.dispatchNow(RewardEvent())
         #expect(nothing.log.values.isEmpty)
+        #expect(nothingAtAll.log.values.isEmpty)
         #expect(empty.log.values.isEmpty)
-        #expect(excludingNothing.log.values == ["NavigationEvent 1", "PageViewEvent"])
+        #expect(excludingNone.log.values == ["NavigationEvent 1", "PageViewEvent", "RewardEvent"])
     }
 
     @Test("eventBus.deregister(consumer) is eventBus.unregister(consumer)")
@@ -116,7 +120,7 @@ struct MigrationSwiftEventBusTests {
         #expect(journal.values == (0..<4).map { "consumer \($0)" })
     }
 
-    @Test("eventBus.dispatch(event) is eventBus.dispatchNow(event): consumed on this thread before it returns")
+    @Test("eventBus.dispatch(event) forwards to eventBus.dispatchNow(event): consumed on this thread before it returns")
     func dispatchNow() {
         let eventBus = EventBus(label: "swifteventbus-dispatch")
         let threads = CoreRecorder<UInt>()
@@ -124,7 +128,9 @@ struct MigrationSwiftEventBusTests {
         eventBus.register(consumer)
         eventBus.dispatchNow(NavigationEvent(destination: 2))
         #expect(consumer.log.values == ["NavigationEvent 2"], "consumed before dispatchNow returned")
-        #expect(threads.values == [coreThreadID()])
+        eventBus.dispatch(NavigationEvent(destination: 3))
+        #expect(consumer.log.values == ["NavigationEvent 2", "NavigationEvent 3"], "consumed before dispatch returned")
+        #expect(threads.values == [coreThreadID(), coreThreadID()])
     }
 
     @Test("DidConsumeEvent follows each consume on the same thread; DidConsumeEvent(consumer:event:) makes one")

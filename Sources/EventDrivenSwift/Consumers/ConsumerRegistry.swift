@@ -59,6 +59,11 @@ final class _ConsumerRegistry: Sendable {
 }
 
 /// One registered consumer, held weakly, with the type lists it had at registration.
+///
+/// ``NoEvent`` means what SwiftEventBus's own tests say it means: in `willConsume` the consumer
+/// takes nothing, whatever else the lists hold; in `excludeList` it takes every event, whatever
+/// else the lists hold (as a catch-all does: the did-consume notices only if `willConsume` names
+/// ``DidConsumeEvent``).
 struct _ConsumerEntry: Sendable {
     weak let consumer: (any EventConsumer)?
     private let catchAll: Bool
@@ -68,9 +73,16 @@ struct _ConsumerEntry: Sendable {
 
     init(_ consumer: any EventConsumer) {
         self.consumer = consumer
-        let willConsume = Set(consumer.willConsume.map { ObjectIdentifier($0) })
-        let excludeList = Set(consumer.excludeList.map { ObjectIdentifier($0) })
+        var willConsume = Set(consumer.willConsume.map { ObjectIdentifier($0) })
+        var excludeList = Set(consumer.excludeList.map { ObjectIdentifier($0) })
         let all = ObjectIdentifier(AllEvents.self)
+        let none = ObjectIdentifier(NoEvent.self)
+        if willConsume.contains(none) {
+            (willConsume, excludeList) = ([], [all])
+        } else if excludeList.contains(none) {
+            willConsume.formIntersection([ObjectIdentifier(DidConsumeEvent.self)])
+            (willConsume, excludeList) = (willConsume.union([all]), [])
+        }
         catchAll = willConsume.contains(all)
         excludesAll = excludeList.contains(all)
         consumes = willConsume
