@@ -164,6 +164,25 @@ struct EventThreadTests {
         #expect(bus.statistics.undelivered == 1)
     }
 
+    @Test("T4: cancel(draining: true) from the thread's own callback still delivers what is pending")
+    func cancelDrainingFromOwnCallback() async {
+        let bus = EventBus(label: "T4-draining-own")
+        let thread = ProbeThread(bus: bus)
+        Hold().queue(on: bus)
+        await thread.gate.waitUntilEntered()
+        StopDraining().queue(on: bus)
+        for step in 0..<5 { Step(label: "\(step)").queue(on: bus) }
+        thread.gate.open()
+        #expect(await poolWait(thread.cancelled))
+        // A guard against hanging, not a timing: before the fix, no step ever arrived.
+        #expect(await poolWait(thread.arrived, count: 5))
+        #expect(thread.cancelResult.values == [0])
+        #expect(thread.order.values == (0..<5).map { "\($0)" })
+        #expect(thread.isCancelled)
+        await bus.shutdown()
+        #expect(bus.statistics.discarded == 0)
+    }
+
     @Test("T4: a cancelled EventThread is freed once unreferenced")
     func cancelledThreadIsFreed() async {
         let bus = EventBus(label: "T4-freed")
@@ -264,6 +283,7 @@ extension EventThreadTests {
     }
 
     struct Stop: Eventable {}
+    struct StopDraining: Eventable {}
 
     /// Records what its callbacks see; every stored property is itself thread-safe.
     final class ProbeThread: EventThread, @unchecked Sendable {  // stored properties are Sendable recorders
@@ -279,6 +299,7 @@ extension EventThreadTests {
             addEventCallback(onStep, forEventType: Step.self)
             addEventCallback(onHold, forEventType: Hold.self)
             addEventCallback(onStop, forEventType: Stop.self)
+            addEventCallback(onStopDraining, forEventType: StopDraining.self)
         }
 
         func onStep(_ event: Step, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
@@ -295,6 +316,11 @@ extension EventThreadTests {
 
         func onStop(_ event: Stop, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
             cancelResult.append(cancel())
+            cancelled.signal()
+        }
+
+        func onStopDraining(_ event: StopDraining, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+            cancelResult.append(cancel(draining: true))
             cancelled.signal()
         }
     }

@@ -171,22 +171,24 @@ open class EventThread: ObservableClass, @unchecked Sendable {
         }
         guard let registered else { return 0 }
         for subscription in registered { registrar.unregister(subscription) }
-        var discarded = 0
         if draining {
             mailbox.closeAfterDraining()
+            // After what is pending, which still runs its callbacks: also when this is one of them
+            // (the thread stops once it returns) or the main queue drains a UIEventThread.
+            mailbox.addBarrier { for subscription in registered { subscription.cancel() } }
             runner?.waitForExit()
-        } else {
-            let isOwnThread = runner?.isCurrent ?? (_ReceiverContext.current?.mailbox === mailbox)
-            discarded = mailbox.close()
-            if isOwnThread {
-                discarded += mailbox.remainingInCurrentBatch
-            } else if let runner {
-                runner.waitForExit()
-                discarded += mailbox.discardedFromLastBatch
-            }
-            // A UIEventThread cancelled off the main queue cannot wait for the main queue; what its
-            // batch in progress skips is counted in the bus statistics only.
+            return 0
         }
+        let isOwnThread = runner?.isCurrent ?? (_ReceiverContext.current?.mailbox === mailbox)
+        var discarded = mailbox.close()
+        if isOwnThread {
+            discarded += mailbox.remainingInCurrentBatch
+        } else if let runner {
+            runner.waitForExit()
+            discarded += mailbox.discardedFromLastBatch
+        }
+        // A UIEventThread cancelled off the main queue cannot wait for the main queue; what its
+        // batch in progress skips is counted in the bus statistics only.
         for subscription in registered { subscription.cancel() }
         return discarded
     }
