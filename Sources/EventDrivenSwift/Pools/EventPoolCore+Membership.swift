@@ -198,14 +198,17 @@ extension _EventPoolCore {
         periodicCheck?.cancel()
         for subscription in forwarding { subscription.cancel() }
         finishSuperseding(old)
+        // An immediate stop closes the threads' mailboxes first: that discards what they hold and
+        // releases producers blocked on a full one, whose dispatches the wait below waits for.
+        let closed = result.members.map { draining ? 0 : $0.mailbox.close() }
         // Dispatches already routing finish enqueuing before the threads stop.
         ready.wait()
         for waiter in result.waiters { waiter() }
         var discarded = result.held.count
         // Events held for a hand-over that the stop ended: discarded, each a dead letter.
         for held in result.held { bus.counters.settle(.removed, held.envelope) }
-        for (member, counted) in zip(result.members, counted) {
-            let skipped = member.thread.cancel(draining: draining)
+        for ((member, counted), closed) in zip(zip(result.members, counted), closed) {
+            let skipped = closed + member.thread.cancel(draining: draining)
             discarded += skipped
             // What the member handled after it was counted at the stop.
             let settled = max(0, member.accepted.load(ordering: .relaxed) - skipped) - counted

@@ -42,8 +42,9 @@ public enum EventMailboxPolicy: Sendable, Hashable {
 public enum EventOverflowPolicy: Sendable, Hashable {
     /// The producer waits until the receiver takes its pending events, or until `timeout` has
     /// passed (`nil`: no limit), after which the event is dropped. A producer that is the
-    /// receiver itself (a handler dispatching to its own thread) never waits: its event is
-    /// accepted over capacity, so that D5 holds; nor does main-queue code dispatching to a
+    /// receiver itself (a handler dispatching to its own thread, or to its own pool, whose threads
+    /// may be waiting for each other) never waits: its event is accepted over capacity, so that
+    /// D5 holds; nor does main-queue code dispatching to a
     /// receiver that drains on the main queue (a ``UIEventThread``), which could make room only
     /// once that code returned. Two receivers that dispatch to each other while both are full
     /// can wait on each other: give them a timeout.

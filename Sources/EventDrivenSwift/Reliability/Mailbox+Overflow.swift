@@ -13,16 +13,27 @@ final class _MailboxLimit: Sendable {
     let receiver: String
     /// Events this mailbox's policy dropped.
     let dropped = Atomic<Int>(0)
+    /// The receivers this one belongs with, such as the threads of one pool: a handler of any
+    /// of them that dispatches to this mailbox is dispatching to its own receiver, and never
+    /// waits for space. `nil` for a receiver on its own.
+    let group: ObjectIdentifier?
     private let space = DispatchSemaphore(value: 0)
     private weak let bus: EventBus?
 
-    init?(_ policy: EventMailboxPolicy, receiver: String, bus: EventBus) {
+    init?(_ policy: EventMailboxPolicy, receiver: String, bus: EventBus, group: ObjectIdentifier? = nil) {
         guard case .bounded(let capacity, let whenFull) = policy else { return nil }
         precondition(capacity >= 1, "a bounded mailbox needs a capacity of at least 1")
         self.capacity = capacity
         self.whenFull = whenFull
         self.receiver = receiver
         self.bus = bus
+        self.group = group
+    }
+
+    /// `true` when the current thread is draining `mailbox` or another receiver of its group.
+    func isOwnReceiver(_ mailbox: _Mailbox) -> Bool {
+        guard let current = _ReceiverContext.current?.mailbox else { return false }
+        return current === mailbox || (group != nil && current.limit?.group == group)
     }
 
     /// Producers counted as waiting for space (they may be about to wait, or retrying).
@@ -151,11 +162,10 @@ extension _Mailbox {
         case .failDispatch:
             return drop(unpushed, refused: true)
         case .blockProducer(let timeout):
-            // A handler dispatching to its own receiver would wait for itself, and so would main-queue
-            // code dispatching to a receiver that drains on the main queue: accept it over capacity.
-            if _ReceiverContext.current?.mailbox === self
-                || (executor.drainsOnMainQueue && _MainQueueIdentity.isCurrent)
-            {
+            // A handler dispatching to its own receiver (or, in a pool, to another thread of it, which
+            // may be waiting for this one) would wait for itself, and so would main-queue code
+            // dispatching to a receiver that drains on the main queue: accept it over capacity.
+            if limit.isOwnReceiver(self) || (executor.drainsOnMainQueue && _MainQueueIdentity.isCurrent) {
                 switch tryPush(unpushed, lane: lane, capacity: .max) {
                 case .pushed(let wake):
                     if wake { executor.wake(self, for: eventType) }

@@ -43,9 +43,11 @@ open class EventThread: ObservableClass, @unchecked Sendable {
             name: "EventThread(\(type(of: self)))",
             systemName: _ThreadName.make(bus: bus.label, role: "\(type(of: self))"))
         self.runner = runner
+        // A pool's threads are one receiver to its handlers (``_MailboxLimit/group``).
+        let pool = _EventThreadRegistration.override.map { ObjectIdentifier($0) }
         self.mailbox = _Mailbox(
             executor: .thread(runner), counters: bus.counters,
-            limit: _MailboxLimit(type(of: self).mailboxPolicy, receiver: runner.name, bus: bus))
+            limit: _MailboxLimit(type(of: self).mailboxPolicy, receiver: runner.name, bus: bus, group: pool))
         self.registrar = _EventThreadRegistration.override ?? bus
         super.init()
         registerEventListeners()
