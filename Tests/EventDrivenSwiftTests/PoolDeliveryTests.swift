@@ -164,4 +164,22 @@ struct PoolDeliveryTests {
         for await letter in letters where letter.reason == .discarded { discardedLetters += 1 }
         #expect(discardedLetters == 9, "R4: every discarded event is a dead letter")
     }
+
+    @Test("O: a pool's backlog counts in pendingDeliveries() and in waitUntilQuiet's error")
+    func poolBacklogIsPending() async {
+        let bus = EventBus(label: "pool-pending")
+        let probe = PoolProbe(blocking: true)
+        let pool = EventPool<PoolWorker>(capacity: 1, bus: bus)
+        for id in 0..<51 { bus.queue(PoolJob(id: id, probe: probe)) }
+        #expect(await poolWait(probe.entered))
+        let pending = bus.pendingDeliveries()[.pool] ?? 0
+        #expect(pending >= 50, "\(bus.pendingDeliveries())")
+        let error = await #expect(throws: EventBusNotQuietError.self) {
+            try await bus.waitUntilQuiet(timeout: .milliseconds(20))
+        }
+        #expect((error?.pendingDeliveries ?? 0) >= 50)
+        probe.open(51)
+        await bus.shutdown()
+        _ = pool
+    }
 }

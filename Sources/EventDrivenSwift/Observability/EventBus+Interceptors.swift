@@ -45,8 +45,8 @@ extension EventBus {
     public var interceptors: [any EventInterceptor] { counters.observation.interceptors }
 
     /// Deliveries waiting in the bus's serial receivers (EventThreads, the listener thread,
-    /// requester contexts, the main actor), plus those of the batches they are running, by kind
-    /// of receiver. Kinds with none are left out. For a depth gauge; see
+    /// requester contexts, the main actor, the threads of pools), plus those of the batches they
+    /// are running, by kind of receiver. Kinds with none are left out. For a depth gauge; see
     /// ``EventReceiverKind``.
     public func pendingDeliveries() -> [EventReceiverKind: Int] {
         var depths: [EventReceiverKind: Int] = [:]
@@ -54,6 +54,10 @@ extension EventBus {
             let load = mailbox.load
             if load > 0 { depths[mailbox.executor.receiverKind, default: 0] += load }
         }
+        let pooled = subscribedPools.reduce(0) { sum, pool in
+            sum + pool.metrics.threads.reduce(0) { $0 + $1.pending }
+        }
+        if pooled > 0 { depths[.pool, default: 0] += pooled }
         return depths
     }
 }
