@@ -33,14 +33,22 @@ extension EventBus {
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }
         guard let mailbox = subscription.mailbox else { return }
         // Deliveries already queued for the removed subscription are still settled by its
-        // mailbox (counted as discarded); keep the mailbox visible to `drain()` until then.
+        // mailbox (counted as discarded); keep the mailbox visible to `drain()` and `shutdown()`
+        // until then, and until the batch in progress is counted: a close runs the barrier at
+        // once, while its drainer may still be counting what the close cut short.
         let id = ObjectIdentifier(mailbox)
         sharedMailboxes.withLock { $0.detaching[id, default: (mailbox, 0)].count += 1 }
-        mailbox.addBarrier { [weak self] in
-            self?.sharedMailboxes.withLock { shared in
-                guard let entry = shared.detaching[id] else { return }
-                shared.detaching[id] = entry.count > 1 ? (entry.mailbox, entry.count - 1) : nil
-            }
+        mailbox.addBarrier { [weak self, weak mailbox] in
+            guard let mailbox else { return self?.forgetDetaching(id) ?? () }
+            mailbox.whenBatchCounted { [weak self] in self?.forgetDetaching(id) }
+        }
+    }
+
+    /// Ends one keeping of a detaching mailbox (see ``unregister(_:)``).
+    private func forgetDetaching(_ id: ObjectIdentifier) {
+        sharedMailboxes.withLock { shared in
+            guard let entry = shared.detaching[id] else { return }
+            shared.detaching[id] = entry.count > 1 ? (entry.mailbox, entry.count - 1) : nil
         }
     }
 

@@ -47,7 +47,8 @@ public final class EventPool<T: EventThread>: Sendable {
     deinit {
         guard !core.isStopped else { return }
         let core = core
-        _BackgroundWork.run { _ = core.stop(draining: true) }
+        // Counted by the bus: its drain and shutdown wait until the pool has stopped.
+        bus.tasks.startInBackground { _ = core.stop(draining: true) }
     }
 
     /// The number of threads receiving new events.
@@ -97,7 +98,8 @@ public final class EventPool<T: EventThread>: Sendable {
     public func stop(draining: Bool = false) -> Int {
         if core.isOnMemberThread {
             let core = core
-            _BackgroundWork.run { _ = core.stop(draining: draining) }
+            // Counted by the bus: its drain and shutdown wait until the pool has stopped.
+            bus.tasks.startInBackground { _ = core.stop(draining: draining) }
             return 0
         }
         return core.stop(draining: draining)

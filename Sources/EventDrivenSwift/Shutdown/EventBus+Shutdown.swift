@@ -22,7 +22,11 @@ extension EventBus {
         let sinks = drainableSinks
         let countdown = _Countdown(mailboxes.count + sinks.count + 1, then: body)
         for mailbox in mailboxes {
-            mailbox.addBarrier { countdown.tick() }
+            // Counted too: a closed mailbox runs the barrier at once, maybe before its drainer
+            // has counted what the close cut short of its batch.
+            mailbox.addBarrier { [weak mailbox] in
+                if let mailbox { mailbox.whenBatchCounted { countdown.tick() } } else { countdown.tick() }
+            }
         }
         for sink in sinks {
             sink.addBarrier { countdown.tick() }

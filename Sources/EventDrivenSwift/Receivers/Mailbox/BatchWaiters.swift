@@ -5,11 +5,15 @@ import Synchronization
 
 /// Who waits for a mailbox's batch in progress to be counted, and whether one is in progress.
 ///
-/// The drainer marks a batch from before its take until it has counted it; a waiter that finds
-/// no batch marked runs at once. Both sides are sequentially consistent, so a waiter added while
-/// a batch runs is always seen by the drainer when the batch ends, or sees the batch ended.
+/// The drainer marks a batch from before its take until it has counted it, and a close marks
+/// itself from before it takes what is pending until it has counted it; a waiter that finds
+/// neither marked runs at once. Every side is sequentially consistent (each clears its mark,
+/// then looks at the others'), so a waiter added meanwhile is always seen by the last one to
+/// end, or sees them ended.
 final class _BatchWaiters: Sendable {
     private let running = Atomic<Bool>(false)
+    /// Closes counting what they discarded (``_Mailbox/close()``, which any thread may call).
+    private let closing = Atomic<Int>(0)
     private let hasWaiters = Atomic<Bool>(false)
     private let waiters = LockedValue<[@Sendable () -> Void]>([])
 
@@ -23,14 +27,32 @@ final class _BatchWaiters: Sendable {
     @inline(__always)
     func batchEnds() {
         running.store(false, ordering: .sequentiallyConsistent)
-        if hasWaiters.load(ordering: .sequentiallyConsistent) { resumeAll() }
+        if hasWaiters.load(ordering: .sequentiallyConsistent), closing.load(ordering: .sequentiallyConsistent) == 0 {
+            resumeAll()
+        }
     }
 
-    /// Calls `body` once the batch in progress, if any, has been counted.
+    /// Called by a close before it takes what is pending.
+    func closeStarts() {
+        closing.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Called by a close once it has counted what it discarded.
+    func closeEnds() {
+        guard closing.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
+        if hasWaiters.load(ordering: .sequentiallyConsistent), !running.load(ordering: .sequentiallyConsistent) {
+            resumeAll()
+        }
+    }
+
+    /// Calls `body` once the batch in progress and the closes in progress, if any, have been
+    /// counted.
     func add(_ body: @escaping @Sendable () -> Void) {
         waiters.withLock { $0.append(body) }
         hasWaiters.store(true, ordering: .sequentiallyConsistent)
-        if !running.load(ordering: .sequentiallyConsistent) { resumeAll() }
+        if !running.load(ordering: .sequentiallyConsistent), closing.load(ordering: .sequentiallyConsistent) == 0 {
+            resumeAll()
+        }
     }
 
     private func resumeAll() {

@@ -36,6 +36,9 @@ extension _Mailbox {
     /// Closes the mailbox at once. Returns how many pending deliveries were discarded.
     @discardableResult
     func close() -> Int {
+        // Until what it discards is counted, a shutdown waiting for this mailbox's counts waits
+        // for it too (``whenBatchCounted(_:)``), whoever closes.
+        batchWaiters.closeStarts()
         isClosed.store(true, ordering: .sequentiallyConsistent)
         let action = update { $0.close() }
         var barriers: [@Sendable () -> Void] = []
@@ -55,6 +58,7 @@ extension _Mailbox {
         }
         if action.top != 0 { nodes.free(top: action.top, bottom: bottom) }
         counters.discarded.add(action.count, ordering: .relaxed)
+        batchWaiters.closeEnds()
         limit?.wakeBlockedProducers()
         // Pushed newest first: run them in the order they were added.
         for barrier in barriers.reversed() { barrier() }
@@ -67,9 +71,10 @@ extension _Mailbox {
         if update({ $0.closeAfterDraining() }) { executor.wake(self) }
     }
 
-    /// Calls `body` once the batch in progress, if any, has been counted; a shutdown waits for
-    /// this after a close, so that what the close left of the batch is counted and posted
-    /// before the shutdown returns.
+    /// Calls `body` once the batch in progress, if any, has been counted, and what a close in
+    /// progress discards; a shutdown waits for this after a close, so that what the close left
+    /// of the batch (or another thread's close discarded) is counted and posted before the
+    /// shutdown returns.
     func whenBatchCounted(_ body: @escaping @Sendable () -> Void) {
         batchWaiters.add(body)
     }

@@ -3,7 +3,8 @@
 
 import Synchronization
 
-/// Counts the `.taskThread` deliveries still running, so that `drain()` can wait for them.
+/// Counts the `.taskThread` deliveries still running, and the library's own background work for
+/// the bus, so that `drain()` and `shutdown()` can wait for them.
 ///
 /// A drain waits only for the tasks started before it: each task joins the current generation,
 /// and each ``whenIdle(_:)`` closes the generation and opens the next, so a steady stream of new
@@ -27,6 +28,20 @@ final class _TaskTracker: Sendable {
             return state.generation
         }
         Task {
+            body()
+            self.finish(generation)
+        }
+    }
+
+    /// Runs `body` off the caller's thread (``_BackgroundWork``), counted like a task: for the
+    /// library's own work that a drain and a shutdown must wait for, such as a pool stopped from
+    /// one of its own callbacks.
+    func startInBackground(_ body: @escaping @Sendable () -> Void) {
+        let generation = state.withLock { state in
+            state.running[state.generation, default: 0] += 1
+            return state.generation
+        }
+        _BackgroundWork.run {
             body()
             self.finish(generation)
         }
