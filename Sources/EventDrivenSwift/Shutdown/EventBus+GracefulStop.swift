@@ -34,11 +34,18 @@ extension EventBus {
     /// }
     /// ```
     ///
+    /// Awaited inside an async or actor listener's handler, it starts the stop in a task of its
+    /// own and returns `nil` at once, as ``shutdown(immediately:)`` does.
+    ///
     /// - Parameter timeout: The deadline of the whole stop, from the call.
     /// - Returns: `nil` when everything accepted was handled; otherwise what was still going on
     ///   when the rest was stopped. A call while another shutdown runs waits for it and returns `nil`.
     @discardableResult
     public func shutdown(gracefullyWithin timeout: Duration) async -> EventBusNotQuietError? {
+        if _HandlerScope.isHandler {
+            shutdownLater { _ = await $0.shutdown(gracefullyWithin: timeout) }
+            return nil
+        }
         let cut = _QuietCut()
         guard await lifecycle.beginFinishing(cut: { cut.cut() }) else { return nil }
         defer { lifecycle.end() }

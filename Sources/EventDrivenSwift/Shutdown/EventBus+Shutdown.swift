@@ -105,13 +105,25 @@ extension EventBus {
     /// A graceful shutdown refuses the events that its handlers dispatch while it waits; to let
     /// them through until the bus is quiet, within a deadline, see ``shutdown(gracefullyWithin:)``.
     /// An immediate shutdown asked for while that one runs cuts it short.
+    ///
+    /// Awaited inside an async or actor listener's handler (or a task that one starts), whose
+    /// return the shutdown waits for, it starts the shutdown in a task of its own and returns at
+    /// once: the shutdown then finishes once that handler has returned (as
+    /// ``EventPool/stop(draining:)`` does from a pool's callback).
     public func shutdown(immediately: Bool) async {
+        if _HandlerScope.isHandler { return shutdownLater { await $0.shutdown(immediately: immediately) } }
         counters.observation.isClosed.store(true, ordering: .relaxed)
         // A second call, concurrent or later, returns once the first has finished.
         guard await lifecycle.begin(immediately: immediately) else { return }
         defer { lifecycle.end() }
         scheduledEvents.cancelAll()
         await stopReceivers(immediately: immediately)
+    }
+
+    /// Runs `shutdown` in a detached task, outside the handler that asked for it (see
+    /// ``shutdown(immediately:)``).
+    func shutdownLater(_ shutdown: @escaping @Sendable (EventBus) async -> Void) {
+        Task.detached { [self] in await shutdown(self) }
     }
 
     /// The shutdown proper, once it has begun: waits for what is pending unless `immediately`,
