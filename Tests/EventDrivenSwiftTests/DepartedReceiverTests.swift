@@ -77,25 +77,27 @@ struct DepartedReceiverTests {
     }
 
     @Test(
-        "an EventThread cancelled while the bus shuts down: counts final and every letter posted when shutdown returns",
-        arguments: [false, true])
-    func cancelRacingShutdown(immediately: Bool) async {
+        "an EventThread cancelled, or a pool stopped, while the bus shuts down: counts final and every letter posted when shutdown returns",
+        arguments: ["thread", "pool"], [false, true])
+    func stopRacingShutdown(receiver: String, immediately: Bool) async {
         var early: [String] = []
         for round in 0..<20 {
-            let bus = EventBus(label: "cancel-race-\(round)")
+            let bus = EventBus(label: "stop-race-\(round)")
             let letters = bus.deadLetters()
-            let thread = SlowThread(bus: bus)
+            let thread = receiver == "thread" ? SlowThread(bus: bus) : nil
+            let pool = receiver == "pool" ? EventPool<SlowThread>(capacity: 2, bus: bus) : nil
             for n in 0..<300 { Ping(n: n).queue(on: bus) }
-            let cancelled = DispatchSemaphore(value: 0)
+            let stopped = DispatchSemaphore(value: 0)
             Thread {
-                thread.cancel()
-                cancelled.signal()
+                _ = thread?.cancel()
+                _ = pool?.stop()
+                stopped.signal()
             }.start()
             await bus.shutdown(immediately: immediately)
             let atReturn = bus.statistics
             var posted = 0
             for await _ in letters { posted += 1 }
-            #expect(await poolWait(cancelled))
+            #expect(await poolWait(stopped))
             let later = bus.statistics
             if atReturn != later || posted != later.discarded {
                 early.append("round \(round): \(atReturn) at the return, \(later) later, \(posted) letters")

@@ -102,6 +102,8 @@ public final class EventPool<T: EventThread>: Sendable {
             bus.tasks.startInBackground { _ = core.stop(draining: draining) }
             return 0
         }
-        return core.stop(draining: draining)
+        // Counted by the bus too: a shutdown at the same moment returns once this stop has
+        // counted what it discards.
+        return bus.tasks.track { core.stop(draining: draining) }
     }
 }

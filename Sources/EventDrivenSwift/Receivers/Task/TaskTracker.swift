@@ -47,6 +47,17 @@ final class _TaskTracker: Sendable {
         }
     }
 
+    /// Runs `body` on this thread, counted like a task while it runs: for the library's own work
+    /// that a drain and a shutdown must wait for, such as a pool stopping from another thread.
+    func track<Result>(_ body: () -> Result) -> Result {
+        let generation = state.withLock { state in
+            state.running[state.generation, default: 0] += 1
+            return state.generation
+        }
+        defer { finish(generation) }
+        return body()
+    }
+
     private func finish(_ generation: UInt64) {
         let ready: [@Sendable () -> Void] = state.withLock { state in
             let left = state.running[generation, default: 1] - 1
