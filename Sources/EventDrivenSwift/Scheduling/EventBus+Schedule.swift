@@ -4,7 +4,13 @@
 import Dispatch
 
 extension EventBus {
-    /// Dispatches `event` once `time` has come, from the one scheduler thread all buses share.
+    /// Dispatches `event` once `time` has come.
+    ///
+    /// One scheduler thread serves every bus, but does not dispatch: when the event falls due it
+    /// hands it to a worker of this bus (a thread of libdispatch's overcommitting pool, there
+    /// while the bus has due events), which dispatches this bus's scheduled events in due order.
+    /// So a dispatch that waits (for room in a full `.blockProducer` mailbox, or in a slow
+    /// synchronous listener) holds up only this bus's later scheduled events, never another bus's.
     ///
     /// The event's dispatch time is `time`; ``EventMetadata/scheduledTime`` holds when it was
     /// scheduled. The `ServiceContext` current here is current again when the event is
@@ -17,7 +23,7 @@ extension EventBus {
     ) -> ScheduledEventHandle {
         let scheduledAt = DispatchTime.now()
         let context = _CapturedServiceContext()
-        let handle = _EventScheduler.shared.schedule(at: time) { [weak self] in
+        let handle = _EventScheduler.shared.schedule(at: time, on: ObjectIdentifier(self)) { [weak self] in
             context.withContext {
                 self?.dispatch(
                     event,

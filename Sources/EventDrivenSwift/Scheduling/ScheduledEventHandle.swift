@@ -19,8 +19,10 @@ public final class ScheduledEventHandle: EventSubscription, Hashable {
         self.scheduler = scheduler
     }
 
-    /// Cancels the dispatch and frees the event at once, rather than at its due time. Does
-    /// nothing once the event has fired; ``isCancelled`` then tells which came first.
+    /// Cancels the dispatch and frees the event at once, rather than at its due time (an event
+    /// already due, waiting for its bus's earlier scheduled events to be dispatched, is freed
+    /// when its turn comes). Does nothing once the event has fired; ``isCancelled`` then tells
+    /// which came first.
     public func cancel() {
         _ = cancelIfPending()
     }
