@@ -156,15 +156,16 @@ struct PoolScalingTests {
     func periodicScalerWithSaturatedGlobalQueue() {
         // Blocks queued ahead of the pool's checks, holding every thread the global queue starts.
         let saturation = GlobalQueueSaturation()
-        defer { saturation.release() }
         let bus = EventBus(label: "P3-saturated")
         let evaluated = DispatchSemaphore(value: 0)
         let pool = EventPool<PoolWorker>(capacity: 2, scaler: SignallingScaler(evaluated: evaluated), bus: bus)
-        defer { pool.stop() }
         // Synchronous: an async test's own continuation would wait for the saturated queue.
         let deadline = DispatchTime.now() + .seconds(5)
         var evaluations = 0
         while evaluations < 3, evaluated.wait(timeout: deadline) == .success { evaluations += 1 }
+        // At once: while the global queue is saturated, every other test's tasks wait too.
+        saturation.release()
+        pool.stop()
         #expect(evaluations == 3)
     }
 

@@ -11,7 +11,7 @@ import Dispatch
 /// those are busy or blocked (by the application, or by work of ours that waits for
 /// callbacks) what is queued behind them waits, for seconds. Each call gets a serial queue of its
 /// own, which libdispatch serves from its overcommitting pool: a thread at once when none is
-/// free. Measured with 256 blocked items on the global queue
+/// free. Measured with 64 blocked items on the global queue
 /// (`PoolScalingTests/periodicScalerWithSaturatedGlobalQueue`,
 /// `QuietTimeoutTests/timeoutWithSaturatedGlobalQueue`): before, a pool's 1 ms check ran 0 times
 /// in 5 s and a 50 ms quiet timeout had not fired after 5 s.
