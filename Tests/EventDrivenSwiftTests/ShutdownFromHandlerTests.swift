@@ -25,7 +25,7 @@ struct ShutdownFromHandlerTests {
         }
         Quit().queue(on: bus)
         // A guard against hanging, not a timing: before the fix, the handler never returned.
-        let handlerReturned = await poolWait(returned, seconds: 10)
+        let handlerReturned = await poolWait(returned, seconds: 30)
         #expect(handlerReturned)
         guard handlerReturned else { return }  // a shutdown from here would hang as well
         // A second shutdown returns once the one the handler started has finished.
