@@ -26,18 +26,20 @@ extension EventBus {
     }
 
     func unregister(_ subscription: _Subscription) {
+        // Deliveries already queued for the removed subscription are still settled by its
+        // mailbox (counted as discarded); keep the mailbox visible to `drain()` and `shutdown()`
+        // until then, and until the batch in progress is counted: a close runs the barrier at
+        // once, while its drainer may still be counting what the close cut short. Kept before it
+        // leaves the registry, so that a shutdown looking for mailboxes in between finds it.
+        let mailbox = subscription.mailbox
+        let id = mailbox.map { ObjectIdentifier($0) }
+        if let mailbox, let id { sharedMailboxes.withLock { $0.detaching[id, default: (mailbox, 0)].count += 1 } }
         let replaced = registry.withLock { $0.remove(subscription) }
         if let table = replaced.table { dispatches.retire(table) }
         _ = consume replaced
         if subscription.isChannelSubscription { forgetStateIfUnused(after: subscription) }
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }
-        guard let mailbox = subscription.mailbox else { return }
-        // Deliveries already queued for the removed subscription are still settled by its
-        // mailbox (counted as discarded); keep the mailbox visible to `drain()` and `shutdown()`
-        // until then, and until the batch in progress is counted: a close runs the barrier at
-        // once, while its drainer may still be counting what the close cut short.
-        let id = ObjectIdentifier(mailbox)
-        sharedMailboxes.withLock { $0.detaching[id, default: (mailbox, 0)].count += 1 }
+        guard let mailbox, let id else { return }
         mailbox.addBarrier { [weak self, weak mailbox] in
             guard let mailbox else { return self?.forgetDetaching(id) ?? () }
             mailbox.whenBatchCounted { [weak self] in self?.forgetDetaching(id) }
