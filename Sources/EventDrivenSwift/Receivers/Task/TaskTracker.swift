@@ -23,10 +23,7 @@ final class _TaskTracker: Sendable {
 
     /// Runs `body` in a task of its own.
     func start(_ body: @escaping @Sendable () -> Void) {
-        let generation = state.withLock { state in
-            state.running[state.generation, default: 0] += 1
-            return state.generation
-        }
+        let generation = enter()
         Task {
             body()
             self.finish(generation)
@@ -37,10 +34,7 @@ final class _TaskTracker: Sendable {
     /// library's own work that a drain and a shutdown must wait for, such as a pool stopped from
     /// one of its own callbacks.
     func startInBackground(_ body: @escaping @Sendable () -> Void) {
-        let generation = state.withLock { state in
-            state.running[state.generation, default: 0] += 1
-            return state.generation
-        }
+        let generation = enter()
         _BackgroundWork.run {
             body()
             self.finish(generation)
@@ -50,12 +44,17 @@ final class _TaskTracker: Sendable {
     /// Runs `body` on this thread, counted like a task while it runs: for the library's own work
     /// that a drain and a shutdown must wait for, such as a pool stopping from another thread.
     func track<Result>(_ body: () -> Result) -> Result {
-        let generation = state.withLock { state in
+        let generation = enter()
+        defer { finish(generation) }
+        return body()
+    }
+
+    /// Counts one more running in the current generation, and returns it.
+    private func enter() -> UInt64 {
+        state.withLock { state in
             state.running[state.generation, default: 0] += 1
             return state.generation
         }
-        defer { finish(generation) }
-        return body()
     }
 
     private func finish(_ generation: UInt64) {
