@@ -198,17 +198,18 @@ extension _EventPoolCore {
         periodicCheck?.cancel()
         for subscription in forwarding { subscription.cancel() }
         finishSuperseding(old)
-        // An immediate stop closes the threads' mailboxes first: that discards what they hold and
-        // releases producers blocked on a full one, whose dispatches the wait below waits for.
-        let closed = result.members.map { draining ? 0 : $0.mailbox.close() }
+        // An immediate stop first lets producers blocked on a full thread's mailbox push past its
+        // bound: the wait below waits for their dispatches, and the stop discards and counts
+        // what they pushed with the rest.
+        if !draining { for member in result.members { member.mailbox.limit?.releaseProducers() } }
         // Dispatches already routing finish enqueuing before the threads stop.
         ready.wait()
         for waiter in result.waiters { waiter() }
         var discarded = result.held.count
         // Events held for a hand-over that the stop ended: discarded, each a dead letter.
         for held in result.held { bus.counters.settle(.removed, held.envelope) }
-        for ((member, counted), closed) in zip(zip(result.members, counted), closed) {
-            let skipped = closed + member.thread.cancel(draining: draining)
+        for (member, counted) in zip(result.members, counted) {
+            let skipped = member.thread.cancel(draining: draining)
             discarded += skipped
             // What the member handled after it was counted at the stop.
             let settled = max(0, member.accepted.load(ordering: .relaxed) - skipped) - counted

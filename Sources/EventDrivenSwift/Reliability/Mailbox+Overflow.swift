@@ -49,6 +49,20 @@ final class _MailboxLimit: Sendable {
     /// Producers waiting for space in a full blocking mailbox.
     var blockedProducers: Int { blocked.load(ordering: .relaxed) }
 
+    /// Set by ``releaseProducers()``: producers no longer wait for space.
+    private let producersReleased = Atomic<Bool>(false)
+
+    /// `true` once producers no longer wait for space (the receiver is stopping at once).
+    var isReleased: Bool { producersReleased.load(ordering: .sequentiallyConsistent) }
+
+    /// Lets every producer, waiting or to come, past the bound without waiting: for a receiver
+    /// that stops at once and discards what it holds, whose stop first waits for the dispatches
+    /// already under way (a pool's). What they push is then discarded, and counted, by the stop.
+    func releaseProducers() {
+        producersReleased.store(true, ordering: .sequentiallyConsistent)
+        wakeBlockedProducers()
+    }
+
     /// Wakes every producer counted as blocked; each looks for space again. Called by the
     /// drainer after each take, and by a close.
     @inline(__always)
@@ -165,7 +179,9 @@ extension _Mailbox {
             // A handler dispatching to its own receiver (or, in a pool, to another thread of it, which
             // may be waiting for this one) would wait for itself, and so would main-queue code
             // dispatching to a receiver that drains on the main queue: accept it over capacity.
-            if limit.isOwnReceiver(self) || (executor.drainsOnMainQueue && _MainQueueIdentity.isCurrent) {
+            if limit.isOwnReceiver(self) || limit.isReleased
+                || (executor.drainsOnMainQueue && _MainQueueIdentity.isCurrent)
+            {
                 switch tryPush(unpushed, lane: lane, capacity: .max) {
                 case .pushed(let wake):
                     if wake { executor.wake(self, for: eventType) }
@@ -192,7 +208,7 @@ extension _Mailbox {
         limit.beginBlocking()
         defer { limit.endBlocking() }
         while true {
-            switch tryPush(unpushed, lane: lane, capacity: limit.capacity) {
+            switch tryPush(unpushed, lane: lane, capacity: limit.isReleased ? .max : limit.capacity) {
             case .pushed(let wake):
                 if wake { executor.wake(self, for: eventType) }
                 return true
