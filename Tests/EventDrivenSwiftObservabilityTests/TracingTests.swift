@@ -46,7 +46,7 @@ struct TracingTests {
         bus.listen(FollowUp.self, executeOn: .listenerThread) { _, _ in done.signal() }
         tracer.withSpan("request") { _ in bus.queue(Job(id: 1)) }
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
                 done.wait()
                 continuation.resume()
             }

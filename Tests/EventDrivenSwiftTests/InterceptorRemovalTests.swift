@@ -38,7 +38,7 @@ struct InterceptorRemovalTests {
         let handle = bus.addInterceptor(counting)
         bus.listen(Held.self, executeOn: .listenerThread) { _, _ in }
         let dispatched = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        DispatchQueue(label: "test-producer").async {  // not the global queue: Swift's tasks run there
             Held().queue(on: bus)
             dispatched.signal()
         }

@@ -15,7 +15,7 @@ struct Issue12DefectTests {
     /// what must happen at once, never a synchronization.
     private static func signalled(_ semaphore: DispatchSemaphore) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue.global().async {
+            DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
                 continuation.resume(returning: semaphore.wait(timeout: .now() + 10) == .success)
             }
         }

@@ -61,7 +61,7 @@ struct MailboxCloseTests {
         receiver.gate.open()
         // A failure detector, not a synchronization: the cancel returns at once when it works.
         let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue.global().async {
+            DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
                 continuation.resume(returning: cancelled.wait(timeout: .now() + 10) == .success)
             }
         }

@@ -35,7 +35,7 @@ struct PILockTests {
         }
         for _ in 0..<threads {
             await withCheckedContinuation { c in
-                DispatchQueue.global().async {
+                DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
                     done.wait()
                     c.resume()
                 }
@@ -76,7 +76,7 @@ struct PILockTests {
                 done.signal()
             }
             await withCheckedContinuation { c in
-                DispatchQueue.global().async {
+                DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
                     done.wait()
                     c.resume()
                 }

@@ -150,7 +150,8 @@ struct PoolDeliveryTests {
         // Stop waits for the job in progress; the gate opens once stop has closed the thread's
         // mailbox, which the bus statistics announce.
         let discarded = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            DispatchQueue.global().async { continuation.resume(returning: pool.stop()) }
+            // Not the global queue: Swift's tasks run there.
+            DispatchQueue(label: "test-stop").async { continuation.resume(returning: pool.stop()) }
             Task {
                 _ = await coreEventually { bus.statistics.discarded > 0 }
                 probe.open(10)

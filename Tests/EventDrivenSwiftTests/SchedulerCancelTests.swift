@@ -80,7 +80,7 @@ struct SchedulerCancelTests {
         }
         let handle = bus.schedule(Reminder(payload: CountedPayload(counter)), at: .now() + .seconds(3_600))
         let cancelled = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        DispatchQueue(label: "test-stop").async {  // not the global queue: Swift's tasks run there
             handle.cancel()
             cancelled.signal()
         }

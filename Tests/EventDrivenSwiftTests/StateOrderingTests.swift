@@ -44,7 +44,7 @@ struct StateOrderingTests {
         gate.open()
         // A failure detector, not a synchronization: the set returns as soon as there is room.
         let returned = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue.global().async {
+            DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
                 continuation.resume(returning: finished.wait(timeout: .now() + 10) == .success)
             }
         }
