@@ -155,15 +155,17 @@ struct MetricsFactoryReentryTests {
         .timeLimit(.minutes(1)))
     func factoryRunsOutsideTheLock() async throws {
         let factory = ReentrantFactory()
-        let (bus, interceptor, gate) = busWithWaitingOrders("reentry", factory: factory, waiting: 3)
+        let interceptor = EventBusMetrics(factory: factory, depthSamplingInterval: .seconds(3_600))
         let reentered = LockedValue(false)
-        // Making the first depth gauge samples the depths again, from inside the factory.
+        // Making the first depth gauge samples the depths again, from inside the factory. Set
+        // before the bus exists: the interceptor's own first sample may be the one that makes it.
         factory.whileMakingRecorder.withLock {
             $0 = {
                 interceptor.sampleMailboxDepths()
                 reentered.withLock { $0 = true }
             }
         }
+        let (bus, gate) = busWithWaitingOrders("reentry", interceptor: interceptor, waiting: 3)
         interceptor.sampleMailboxDepths()
         #expect(reentered.withLock { $0 }, "the factory was asked for a gauge and sampled from inside")
         let gauge = try factory.base.expectGauge(
@@ -176,20 +178,30 @@ struct MetricsFactoryReentryTests {
     }
 }
 
-/// A bus with `EventBusMetrics` (sampling depths only when asked) and a listener-thread listener
-/// held inside its first order by the returned gate, with `waiting` more orders queued behind it.
+/// A bus with `EventBusMetrics` (which samples the depths once when attached, then only when
+/// asked) and a listener-thread listener held inside its first order by the returned gate, with
+/// `waiting` more orders queued behind it.
 private func busWithWaitingOrders(
     _ label: String, factory: any MetricsFactory, waiting: Int
 ) -> (EventBus, EventBusMetrics, Gate) {
-    let bus = EventBus(label: label)
     let interceptor = EventBusMetrics(factory: factory, depthSamplingInterval: .seconds(3_600))
+    let (bus, gate) = busWithWaitingOrders(label, interceptor: interceptor, waiting: waiting)
+    return (bus, interceptor, gate)
+}
+
+/// A bus measured by `interceptor` whose listener-thread listener is blocked in its first order
+/// while `waiting` more wait in its mailbox.
+private func busWithWaitingOrders(
+    _ label: String, interceptor: EventBusMetrics, waiting: Int
+) -> (EventBus, Gate) {
+    let bus = EventBus(label: label)
     bus.addInterceptor(interceptor)
     let gate = Gate()
     bus.listen(Order.self, executeOn: .listenerThread) { order, _ in if order.id == 0 { gate.block() } }
     bus.queue(Order(id: 0))
     gate.waitUntilEntered()
     for id in 1...waiting { bus.queue(Order(id: id)) }
-    return (bus, interceptor, gate)
+    return (bus, gate)
 }
 
 /// A factory whose first `eventbus.events.dispatched` counter takes as long as the test wants:
