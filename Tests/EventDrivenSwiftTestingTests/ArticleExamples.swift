@@ -50,7 +50,7 @@ final class Thermostat: Sendable {
     TemperatureEvent(temperatureInCelsius: 31).queue(on: bus)
     TemperatureEvent(temperatureInCelsius: 40).queue(on: bus)
 
-    let both = try await alarms.waitFor(count: 2, timeout: .seconds(2))
+    let both = try await alarms.waitFor(count: 2, timeout: .seconds(30))
     #expect(both.map(\.temperatureInCelsius) == [31, 40])
     await bus.shutdown()
 }
