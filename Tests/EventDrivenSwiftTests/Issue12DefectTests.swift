@@ -14,11 +14,7 @@ struct Issue12DefectTests {
     /// Waits for `semaphore` on a dispatch thread for up to ten seconds: a failure detector for
     /// what must happen at once, never a synchronization.
     private static func signalled(_ semaphore: DispatchSemaphore) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
-                continuation.resume(returning: semaphore.wait(timeout: .now() + 10) == .success)
-            }
-        }
+        await poolWait(semaphore)
     }
 
     @Test("A3 (issue 12 §3.4): drain() waits for .taskThread deliveries dispatched before it, not after")

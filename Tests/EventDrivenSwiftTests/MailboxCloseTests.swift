@@ -60,11 +60,7 @@ struct MailboxCloseTests {
         await coreWait(freed)
         receiver.gate.open()
         // A failure detector, not a synchronization: the cancel returns at once when it works.
-        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
-                continuation.resume(returning: cancelled.wait(timeout: .now() + 10) == .success)
-            }
-        }
+        let finished = await poolWait(cancelled)
         #expect(finished, "cancel() deadlocked in the payload's deinit")
         guard finished else { return }
         await bus.shutdown()

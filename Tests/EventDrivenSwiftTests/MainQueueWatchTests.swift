@@ -51,11 +51,7 @@ struct MainQueueWatchTests {
 
     /// Waits, off the cooperative pool, for the log's next warning; `false` after `seconds`.
     static func waitForWarning(_ log: CapturedLog, seconds: Int) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
-                continuation.resume(returning: log.warned.wait(timeout: .now() + .seconds(seconds)) == .success)
-            }
-        }
+        await poolWait(log.warned, seconds: seconds)
     }
 
     @Test("a blocked main queue is reported at each stall, naming the event type")

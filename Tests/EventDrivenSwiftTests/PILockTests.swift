@@ -33,14 +33,7 @@ struct PILockTests {
                 done.signal()
             }
         }
-        for _ in 0..<threads {
-            await withCheckedContinuation { c in
-                DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
-                    done.wait()
-                    c.resume()
-                }
-            }
-        }
+        for _ in 0..<threads { await coreWait(done) }
         #expect(counter.withLock { $0 } == threads * perThread)
     }
 
@@ -75,12 +68,7 @@ struct PILockTests {
                 waited.withLock { $0 = (after - before, seen == 1) }
                 done.signal()
             }
-            await withCheckedContinuation { c in
-                DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
-                    done.wait()
-                    c.resume()
-                }
-            }
+            await coreWait(done)
             let result = waited.withLock { $0 }
             #expect(result?.sawHolder == true)
             // A spinning (or yielding) waiter would use most of the 300 ms; a sleeping one, almost none.

@@ -43,11 +43,7 @@ struct StateOrderingTests {
         #expect(blocked)
         gate.open()
         // A failure detector, not a synchronization: the set returns as soon as there is room.
-        let returned = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue(label: "test-wait").async {  // not the global queue: Swift's tasks run there
-                continuation.resume(returning: finished.wait(timeout: .now() + 10) == .success)
-            }
-        }
+        let returned = await poolWait(finished)
         #expect(returned, "the handler and the blocked setter deadlocked on the state's lock")
         guard returned else { return }
         await bus.drain()
