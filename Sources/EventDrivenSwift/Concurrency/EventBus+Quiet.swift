@@ -45,6 +45,9 @@ extension EventBus {
     /// (``events(of:bufferingPolicy:)`` and the other streams): a stream's delivery ends when its
     /// consumer takes the event, and a stream that nobody reads would keep the bus from ever
     /// being quiet. A timeout's error counts them (``EventBusNotQuietError/unreadStreamEvents``).
+    ///
+    /// Awaited inside an async or actor listener's handler, it leaves out the listeners that
+    /// ``drain()`` leaves out there: that one, and others whose handlers are awaiting a drain too.
     /// - Parameter timeout: How long to wait.
     /// - Throws: ``EventBusNotQuietError`` when the bus is still busy after `timeout`, saying
     ///   how busy; the deliveries go on regardless.
@@ -53,8 +56,18 @@ extension EventBus {
     }
 
     /// ``waitUntilQuiet(timeout:)`` that returns its error, and that ends early, with the error,
-    /// when the task is cancelled or `cut` is called.
+    /// when the task is cancelled or `cut` is called. Awaited inside an async or actor listener's
+    /// handler, its rounds leave listeners out as ``drain()`` does there.
     func quiet(within timeout: Duration, cut: _QuietCut? = nil) async -> EventBusNotQuietError? {
+        guard let listener = _HandlerScope.serialListener else {
+            return await quiet(within: timeout, cut: cut, leavingOutAwaiting: false)
+        }
+        return await listener.during { await quiet(within: timeout, cut: cut, leavingOutAwaiting: true) }
+    }
+
+    private func quiet(
+        within timeout: Duration, cut: _QuietCut?, leavingOutAwaiting: Bool
+    ) async -> EventBusNotQuietError? {
         let outcome = _QuietOutcome()
         cut?.arm { outcome.finish(nil) }
         let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout._nonnegativeNanoseconds))
@@ -66,7 +79,7 @@ extension EventBus {
                 // cooperative pool cannot hold the check up.
                 let start = self.statistics.endedDeliveries
                 outcome.roundStart = start
-                checkQuiet(after: start, outcome: outcome)
+                checkQuiet(after: start, outcome: outcome, leavingOutAwaiting: leavingOutAwaiting)
             }
         } onCancel: {
             outcome.finish(nil)
@@ -83,15 +96,15 @@ extension EventBus {
 extension EventBus {
     /// One round: once everything dispatched so far has been handled, the bus is quiet if no
     /// delivery ended meanwhile; otherwise another round follows.
-    fileprivate func checkQuiet(after previous: Int, outcome: _QuietOutcome) {
-        whenDrained { [weak self] in
+    fileprivate func checkQuiet(after previous: Int, outcome: _QuietOutcome, leavingOutAwaiting: Bool) {
+        whenDrained(leavingOutAwaiting: leavingOutAwaiting) { [weak self] in
             guard let self, !outcome.isFinished else { return }
             let current = self.statistics.endedDeliveries
             if current == previous {
                 outcome.finish(0)
             } else {
                 outcome.roundStart = current
-                self.checkQuiet(after: current, outcome: outcome)
+                self.checkQuiet(after: current, outcome: outcome, leavingOutAwaiting: leavingOutAwaiting)
             }
         }
     }

@@ -30,6 +30,9 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
     /// Deliveries given to the consumer and not yet taken by it, for the count of what is pending
     /// (``EventBusNotQuietError/pendingDeliveries``).
     let held = _UnreadCount()
+    /// Set while the handler awaits `drain()` or `waitUntilQuiet()`, which other such waits then
+    /// leave this listener out of (see ``_AwaitingDrain``).
+    let awaitingDrain = _AwaitingDrain()
     private weak let bus: EventBus?
 
     /// Starts the consumer task, which calls `handler` for each delivery that its subscription
@@ -44,6 +47,7 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         let counters = bus.counters
         let progress = progress
         let held = held
+        let handlerTask = _HandlerScope.HandlerTask.serialListener(awaitingDrain)
         Task { [weak bus] in
             defer {
                 let late = progress.withLock { progress in
@@ -68,8 +72,9 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                     }
                     do {
                         // With the event's service context current, through the bus's interceptors,
-                        // marked as a handler (its dispatches are follow-ups a graceful stop lets through).
-                        try await _HandlerScope.$isHandler.withValue(true) {
+                        // marked as a handler (its dispatches are follow-ups a graceful stop lets through, its
+                        // drains leave it out).
+                        try await _HandlerScope.$task.withValue(handlerTask) {
                             try await counters.observation.run(
                                 { try await handler(envelope.event, envelope.metadata) }, for: envelope,
                                 receiver: subscription.receiver)

@@ -10,16 +10,35 @@ extension EventBus {
     /// on this bus (or dropped and counted).
     ///
     /// Events that handlers dispatch meanwhile are not waited for; call `drain()` again for those.
+    ///
+    /// Awaited inside an async or actor listener's handler (or a task that one starts), it does
+    /// not wait for that listener, whose later deliveries run once the handler has returned, nor
+    /// for another such listener whose handler is awaiting `drain()` or ``waitUntilQuiet(timeout:)``
+    /// too (it may be waiting for this one); it waits for everything else.
     public func drain() async {
+        guard let listener = _HandlerScope.serialListener else { return await drained(leavingOutAwaiting: false) }
+        await listener.during { await drained(leavingOutAwaiting: true) }
+    }
+
+    /// Returns once ``whenDrained(leavingOutAwaiting:_:)`` calls back.
+    private func drained(leavingOutAwaiting: Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            whenDrained { continuation.resume() }
+            whenDrained(leavingOutAwaiting: leavingOutAwaiting) { continuation.resume() }
         }
     }
 
     /// Calls `body` once every event dispatched before the call has been handled.
     public func whenDrained(_ body: @escaping @Sendable () -> Void) {
+        whenDrained(leavingOutAwaiting: false, body)
+    }
+
+    /// ``whenDrained(_:)``, leaving out, when `leavingOutAwaiting`, the async and actor listeners
+    /// whose handlers are awaiting a drain (for a drain awaited in such a handler: ``drain()``).
+    func whenDrained(leavingOutAwaiting: Bool, _ body: @escaping @Sendable () -> Void) {
         let mailboxes = receivingMailboxes
-        let sinks = drainableSinks
+        let sinks = drainableSinks.filter { sink in
+            !leavingOutAwaiting || (sink as? _SerialHandlerSink)?.awaitingDrain.isAwaiting != true
+        }
         let countdown = _Countdown(mailboxes.count + sinks.count + 1, then: body)
         for mailbox in mailboxes {
             // Counted too: a closed mailbox runs the barrier at once, maybe before its drainer

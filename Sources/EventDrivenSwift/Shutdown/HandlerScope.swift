@@ -2,6 +2,7 @@
 // See LICENSE at the root of the repository for the license text.
 
 internal import CEventDrivenSwiftShims
+import Synchronization
 
 /// Whether the code running now is a handler the library runs, so that its dispatches are the
 /// follow-ups a graceful stop lets through (``EventBus/shutdown(gracefullyWithin:)``).
@@ -11,18 +12,57 @@ internal import CEventDrivenSwiftShims
 /// - a synchronous listener or consumer runs at a synchronous depth above zero (``_SynchronousDepth``);
 /// - a mailbox's drain (EventThreads and pool members, the listener thread, serial, main-actor
 ///   and actor contexts) runs with ``_ReceiverContext/current`` set;
-/// - a `.taskThread` task and an async or actor listener's task run with ``isHandler`` set.
+/// - a `.taskThread` task and an async or actor listener's task run with ``task`` set.
 ///
 /// A handler of any bus of the process counts: a mailbox can serve several buses, and the
 /// graceful stop's deadline bounds what handlers of other buses may still dispatch.
 enum _HandlerScope {
-    /// Set for the tasks the library runs handlers in.
-    @TaskLocal static var isHandler = false
+    /// The handler that a task the library runs is running; `nil` in every other task.
+    enum HandlerTask: Sendable {
+        /// A `.taskThread` delivery's task.
+        case taskThread
+        /// The task of an async or actor listener (``_SerialHandlerSink``), with the mark its
+        /// `drain()` and `waitUntilQuiet()` set while the handler awaits them.
+        case serialListener(_AwaitingDrain)
+    }
+
+    /// Set for the tasks the library runs handlers in, and inherited by the tasks they start.
+    @TaskLocal static var task: HandlerTask?
+
+    /// `true` in a task the library runs a handler in, or a task that one started.
+    static var isHandler: Bool { task != nil }
+
+    /// The mark of the async or actor listener whose handler is running in this task, if any.
+    static var serialListener: _AwaitingDrain? {
+        if case .serialListener(let mark) = task { return mark }
+        return nil
+    }
 
     /// `true` when called from a handler the library runs, on any receiver.
     static var isCurrent: Bool {
         if c_eds_synchronous_depth_pointer().unsafelyUnwrapped.pointee > 0 { return true }
         if _ReceiverContext.current != nil { return true }
         return isHandler
+    }
+}
+
+/// Marks an async or actor listener whose handler is awaiting `drain()` or `waitUntilQuiet()`.
+///
+/// Such a wait, awaited inside one of these handlers, cannot wait for the handler itself, nor for
+/// another of them that is awaiting such a wait too (the two would wait for each other): each
+/// wait sets its own listener's mark first, then leaves out every marked listener of the bus.
+/// Both steps are sequentially consistent, so of two handlers that start waiting at once, at
+/// least one sees the other's mark, and neither waits for the other forever.
+final class _AwaitingDrain: Sendable {
+    private let waits = Atomic<Int>(0)
+
+    /// Whether the listener's handler is awaiting a drain now.
+    var isAwaiting: Bool { waits.load(ordering: .sequentiallyConsistent) > 0 }
+
+    /// Marks the listener for the time `body` takes.
+    func during<Result>(_ body: () async -> Result) async -> Result {
+        waits.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { waits.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+        return await body()
     }
 }

@@ -19,7 +19,7 @@ final class _TaskTarget: _DeliveryTarget {
         let counters = counters
         tasks.start {
             // Marked as a handler's task: its dispatches are follow-ups a graceful stop lets through.
-            _HandlerScope.$isHandler.withValue(true) { counters.settle(subscription.deliver(envelope), envelope) }
+            _HandlerScope.$task.withValue(.taskThread) { counters.settle(subscription.deliver(envelope), envelope) }
         }
     }
 
