@@ -148,4 +148,34 @@ struct DrainFromHandlerTests {
         listener.cancel()
         followUpListener.cancel()
     }
+
+    @Test("A3: a task the handler started counts as the handler only while the handler runs")
+    func startedTaskCountsWhileHandlerRuns() async {
+        let bus = EventBus(label: "handler-scope")
+        let seen = CoreRecorder<String>()
+        let handlerReturned = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let listener = bus.listenAsync(Trigger.self) { (_: Trigger) async in
+            seen.append("handler: \(_HandlerScope.serialListener != nil)")
+            async let child = _HandlerScope.serialListener != nil
+            seen.append("child task: \(await child)")
+            Task {
+                await coreWait(go)
+                seen.append("task after the handler returned: \(_HandlerScope.serialListener != nil)")
+                done.signal()
+            }
+            handlerReturned.signal()
+        }
+        Trigger(value: 1).queue(on: bus)
+        #expect(await poolWait(handlerReturned, seconds: Self.bound))
+        await bus.drain()
+        go.signal()
+        #expect(await poolWait(done, seconds: Self.bound))
+        #expect(
+            seen.values == [
+                "handler: true", "child task: true", "task after the handler returned: false",
+            ])
+        listener.cancel()
+    }
 }

@@ -62,7 +62,7 @@ extension EventBus {
         guard let listener = _HandlerScope.serialListener else {
             return await quiet(within: timeout, cut: cut, leavingOutAwaiting: false)
         }
-        return await listener.during { await quiet(within: timeout, cut: cut, leavingOutAwaiting: true) }
+        return await listener.awaitingDrain { await quiet(within: timeout, cut: cut, leavingOutAwaiting: true) }
     }
 
     private func quiet(

@@ -30,9 +30,9 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
     /// Deliveries given to the consumer and not yet taken by it, for the count of what is pending
     /// (``EventBusNotQuietError/pendingDeliveries``).
     let held = _UnreadCount()
-    /// Set while the handler awaits `drain()` or `waitUntilQuiet()`, which other such waits then
-    /// leave this listener out of (see ``_AwaitingDrain``).
-    let awaitingDrain = _AwaitingDrain()
+    /// Which delivery's handler runs, and whether it awaits `drain()` or `waitUntilQuiet()`,
+    /// which other such waits then leave this listener out of (see ``_ListenerHandlerMark``).
+    let handlerMark = _ListenerHandlerMark()
     private weak let bus: EventBus?
 
     /// Starts the consumer task, which calls `handler` for each delivery that its subscription
@@ -47,8 +47,9 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         let counters = bus.counters
         let progress = progress
         let held = held
-        let handlerTask = _HandlerScope.HandlerTask.serialListener(awaitingDrain)
+        let handlerMark = handlerMark
         Task { [weak bus] in
+            var deliveries: UInt64 = 0
             defer {
                 let late = progress.withLock { progress in
                     progress.isCompleted = true
@@ -72,9 +73,12 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                     }
                     do {
                         // With the event's service context current, through the bus's interceptors,
-                        // marked as a handler (its dispatches are follow-ups a graceful stop lets through, its
-                        // drains leave it out).
-                        try await _HandlerScope.$task.withValue(handlerTask) {
+                        // marked as a handler (its dispatches are follow-ups a graceful stop lets
+                        // through; its drains leave this listener out while it runs).
+                        deliveries += 1
+                        handlerMark.handlerStarts(deliveries)
+                        defer { handlerMark.handlerEnds() }
+                        try await _HandlerScope.$task.withValue(.serialListener(handlerMark, delivery: deliveries)) {
                             try await counters.observation.run(
                                 { try await handler(envelope.event, envelope.metadata) }, for: envelope,
                                 receiver: subscription.receiver)

@@ -11,13 +11,13 @@ extension EventBus {
     ///
     /// Events that handlers dispatch meanwhile are not waited for; call `drain()` again for those.
     ///
-    /// Awaited inside an async or actor listener's handler (or a task that one starts), it does
-    /// not wait for that listener, whose later deliveries run once the handler has returned, nor
+    /// Awaited inside an async or actor listener's handler (or a task that the handler started,
+    /// while the handler runs), it does not wait for that listener, whose later deliveries run once the handler has returned, nor
     /// for another such listener whose handler is awaiting `drain()` or ``waitUntilQuiet(timeout:)``
     /// too (it may be waiting for this one); it waits for everything else.
     public func drain() async {
         guard let listener = _HandlerScope.serialListener else { return await drained(leavingOutAwaiting: false) }
-        await listener.during { await drained(leavingOutAwaiting: true) }
+        await listener.awaitingDrain { await drained(leavingOutAwaiting: true) }
     }
 
     /// Returns once ``whenDrained(leavingOutAwaiting:_:)`` calls back.
@@ -37,7 +37,7 @@ extension EventBus {
     func whenDrained(leavingOutAwaiting: Bool, _ body: @escaping @Sendable () -> Void) {
         let mailboxes = receivingMailboxes
         let sinks = drainableSinks.filter { sink in
-            !leavingOutAwaiting || (sink as? _SerialHandlerSink)?.awaitingDrain.isAwaiting != true
+            !leavingOutAwaiting || (sink as? _SerialHandlerSink)?.handlerMark.isAwaitingDrain != true
         }
         let countdown = _Countdown(mailboxes.count + sinks.count + 1, then: body)
         for mailbox in mailboxes {
