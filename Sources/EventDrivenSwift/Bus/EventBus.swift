@@ -21,7 +21,7 @@ import Synchronization
 ///
 /// ```swift
 /// let bus = EventBus(label: "Game")
-/// let handle = TemperatureEvent.addListener(self, Self.onTemperature, on: bus)
+/// let handle = TemperatureEvent.addListener(self, Thermostat.onTemperature, on: bus)  // in a class Thermostat
 /// TemperatureEvent(temperatureInCelsius: 21).queue(on: bus)
 /// await bus.drain()
 /// ```

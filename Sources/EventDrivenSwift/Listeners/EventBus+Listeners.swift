@@ -37,7 +37,7 @@ extension EventBus {
     /// owner, so that the listener never keeps its owner alive.
     ///
     /// ```swift
-    /// handle = bus.addListener(TemperatureEvent.self, Self.onTemperature, owner: self)
+    /// handle = bus.addListener(TemperatureEvent.self, Thermostat.onTemperature, owner: self)  // in a class Thermostat
     /// ```
     ///
     /// A method isolated to an actor runs on that actor, whatever `executeOn` says: the method
