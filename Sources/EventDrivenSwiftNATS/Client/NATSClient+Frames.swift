@@ -44,7 +44,7 @@ extension NATSClient {
                     // Any PONG shows the connection works: it answers every keep-alive PING before it.
                     state.pingsOutstanding = 0
                     if !state.pongWaiters.isEmpty, let waiter = state.pongWaiters.removeFirst() {
-                        steps.append(.resume(waiter))
+                        steps.append(.resume(waiter.continuation))
                     }
                 case .error(let detail):
                     steps.append(.serverError(detail))

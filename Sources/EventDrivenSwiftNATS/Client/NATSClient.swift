@@ -90,13 +90,33 @@ public final class NATSClient: Sendable {
 
     /// Waits until the server has processed everything published before the call (a `PING`
     /// answered by `PONG`).
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first (the server's `PONG`, when it
+    ///   comes, is then ignored); ``NATSError/closed`` or ``NATSError/connectionLost`` when the
+    ///   connection ends first.
     public func flush() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            do {
-                try enqueue(registering: { $0.pongWaiters.append(continuation) }) { NATSCommandEncoder.ping(into: &$0) }
-            } catch {
-                continuation.resume(throwing: error)
+        let number = state.withLockedValue { state in
+            state.lastFlush &+= 1
+            return state.lastFlush
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // Under the client's lock, like the cancellation below: a flush cancelled before it
+                // registered sees it here (the task is marked before its handler runs).
+                var cancelled = false
+                do {
+                    try enqueue(registering: { state in
+                        cancelled = Task.isCancelled
+                        state.pongWaiters.append(
+                            cancelled ? nil : _ClientState.FlushWaiter(number: number, continuation: continuation))
+                    }) { NATSCommandEncoder.ping(into: &$0) }
+                } catch {
+                    return continuation.resume(throwing: error)
+                }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
             }
+        } onCancel: {
+            state.withLockedValue { $0.cancelFlush(number) }?.resume(throwing: CancellationError())
         }
     }
 

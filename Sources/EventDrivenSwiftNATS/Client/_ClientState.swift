@@ -54,8 +54,24 @@ struct _ClientState: Sendable {
     /// The subscription of the request inbox: its messages answer ``requests``.
     var inboxSID: UInt64?
     /// One entry per `PING` sent, in order, matched by the server's `PONG`s: a ``NATSClient/flush()``
-    /// waiting, or `nil` for a keep-alive `PING`.
-    var pongWaiters: [CheckedContinuation<Void, any Error>?] = []
+    /// waiting, or `nil` for a keep-alive `PING` and for a flush that was cancelled.
+    var pongWaiters: [FlushWaiter?] = []
+    /// The number of the last ``NATSClient/flush()``, so that a cancelled one finds its entry.
+    var lastFlush: UInt64 = 0
+
+    /// A ``NATSClient/flush()`` waiting for the `PONG` of its `PING`.
+    struct FlushWaiter {
+        let number: UInt64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    /// Takes the entry of flush `number` out of ``pongWaiters``, leaving `nil` in its place so that
+    /// later `PONG`s still answer the `PING`s they belong to; `nil` when its `PONG` came already.
+    mutating func cancelFlush(_ number: UInt64) -> CheckedContinuation<Void, any Error>? {
+        guard let index = pongWaiters.firstIndex(where: { $0?.number == number }) else { return nil }
+        defer { pongWaiters[index] = nil }
+        return pongWaiters[index]?.continuation
+    }
     /// Keep-alive `PING`s sent on this connection since the last `PONG`.
     var pingsOutstanding = 0
     /// The connection's keep-alive timer.
@@ -175,6 +191,6 @@ struct _ClientState: Sendable {
             requests = [:]
             pongWaiters = []
         }
-        return (Array(requests.values), pongWaiters.compactMap { $0 })
+        return (Array(requests.values), pongWaiters.compactMap { $0?.continuation })
     }
 }
