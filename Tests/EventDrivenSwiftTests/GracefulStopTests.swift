@@ -64,6 +64,34 @@ struct GracefulStopTests {
         withExtendedLifetime(thread) {}
     }
 
+    @Test("a state's change that a handler makes during the stop is a follow-up: handled, not refused")
+    func stateChangeFromHandlerFlows() async {
+        let bus = EventBus(label: "stop-state")
+        let lastOrder = EventState<Int>(label: "last-order")
+        let gate = CoreGate()
+        let seen = CoreCounter()
+        let count = 10
+        bus.listen(Order.self, executeOn: .listenerThread) { order, _ in
+            if order.id == 0 { gate.block() }  // held until the stop has begun
+            bus.set(lastOrder, to: order.id)
+        }
+        bus.subscribe(lastOrder, on: .listenerThread) { _ in seen.increment() }
+        for id in 0..<count { bus.queue(Order(id: id)) }
+        await gate.waitUntilEntered()
+
+        let stop = Task { await bus.shutdown(gracefullyWithin: .seconds(60)) }
+        #expect(await coreEventually { bus.isShutDown })
+        #expect(bus.set(lastOrder, to: -1) == false, "from outside the bus's handlers: refused")
+        gate.open()
+        let cut = await stop.value
+
+        #expect(cut == nil)
+        let statistics = bus.statistics
+        #expect(seen.count == count, "every change was handled (\(statistics))")
+        #expect(statistics.rejected == 1, "only the outsider's change")
+        #expect(statistics.rejectedWhileStopping == 1)
+    }
+
     @Test("at the deadline the rest stops at once: every cut delivery discarded, dead-lettered and counted")
     func deadlineCutsAndCounts() async {
         let bus = EventBus(label: "stop-deadline")

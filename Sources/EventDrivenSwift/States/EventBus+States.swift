@@ -25,7 +25,8 @@ extension EventBus {
     public func set<Value>(_ state: EventState<Value>, to value: Value) -> Bool {
         dispatches.enter()
         defer { dispatches.leave() }
-        guard lifecycle.isAccepting else {
+        // As for events: while a graceful stop lets them through, a handler's changes are follow-ups.
+        guard lifecycle.isAccepting || admitsWhileStopping(_StateChange(value: value, version: 0)) else {
             counters.rejected.add(1, ordering: .relaxed)
             counters.observation.rejected(_StateChange(value: value, version: 0), metadata: stateMetadata, site: nil)
             report(.busShutDown(bus: label, eventType: state.description))
