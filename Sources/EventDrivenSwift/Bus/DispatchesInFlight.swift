@@ -26,7 +26,7 @@ final class _DispatchesInFlight: Sendable {
     /// to zero then calls ``quiesced()``.
     let needsQuiescence = Atomic<Bool>(false)
     private let isClosing = Atomic<Bool>(false)
-    private let waiter = LockedValue<(@Sendable () -> Void)?>(nil)
+    private let waiters = LockedValue<[@Sendable () -> Void]>([])
     /// Route tables replaced by registrations, released at the next quiescence.
     private let retired = LockedValue<[_RouteTable<_Route>]>([])
 
@@ -44,9 +44,10 @@ final class _DispatchesInFlight: Sendable {
         }
     }
 
-    /// Calls `body` once no dispatch is in progress; called once, after the shutdown flag is set.
+    /// Calls `body` once no dispatch is in progress; called after the shutdown flag is set (by a
+    /// graceful stop before its drain, and by every stop once its receivers are closed).
     func whenIdle(_ body: @escaping @Sendable () -> Void) {
-        waiter.withLock { $0 = body }
+        waiters.withLock { $0.append(body) }
         isClosing.store(true, ordering: .sequentiallyConsistent)
         needsQuiescence.store(true, ordering: .sequentiallyConsistent)
         if count.load(ordering: .sequentiallyConsistent) == 0 { quiesced() }
@@ -64,8 +65,13 @@ final class _DispatchesInFlight: Sendable {
     @inline(never)
     func quiesced() {
         if isClosing.load(ordering: .sequentiallyConsistent) {
-            // Several leaving dispatches (and the shutdown itself) may get here; the waiter runs once.
-            if let body = waiter.withLock({ $0.take() }) { body() }
+            // Several leaving dispatches (and the shutdown itself) may get here; each waiter runs once.
+            for body in waiters.withLock({ waiters in
+                defer { waiters = [] }
+                return waiters
+            }) {
+                body()
+            }
         }
         releaseRetired()
     }

@@ -139,6 +139,13 @@ extension EventBus {
         await stopReceivers(immediately: immediately)
     }
 
+    /// Returns once no dispatch is in progress (the bus no longer accepts new ones from outside).
+    private func dispatchesEnded() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            dispatches.whenIdle { continuation.resume() }
+        }
+    }
+
     /// Runs `shutdown` in a detached task, outside the handler that asked for it (see
     /// ``shutdown(immediately:)``).
     func shutdownLater(_ shutdown: @escaping @Sendable (EventBus) async -> Void) {
@@ -148,7 +155,13 @@ extension EventBus {
     /// The shutdown proper, once it has begun: waits for what is pending unless `immediately`,
     /// stops every receiver, and waits until the counts are final.
     func stopReceivers(immediately: Bool) async {
-        if !immediately { await drain() }
+        if !immediately {
+            // A dispatch that passed the accepting check just before the stop began may still be
+            // pushing: once none is in progress, every accepted delivery is in its receiver, ahead
+            // of the drain's barriers (`ShutdownRaceTests`).
+            await dispatchesEnded()
+            await drain()
+        }
         let mailboxes = receivingMailboxes
         let pools = subscribedPools
         removeAllSubscriptions()
@@ -158,9 +171,7 @@ extension EventBus {
         // The counts are final, and every dead letter posted, once the dispatches that began
         // before the shutdown have ended, each closed mailbox has counted its batch in
         // progress, and the tasks and async listeners have worked through what they held.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            dispatches.whenIdle { continuation.resume() }
-        }
+        await dispatchesEnded()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let countdown = _Countdown(mailboxes.count + 1) { continuation.resume() }
             for mailbox in mailboxes { mailbox.whenBatchCounted { countdown.tick() } }
