@@ -1,6 +1,7 @@
 // This source file is part of EventDrivenSwift, released under the MIT License.
 // See LICENSE at the root of the repository for the license text.
 
+import Dispatch
 import Synchronization
 
 /// The receiver of an async listener: one task that runs the handler for each delivery in turn,
@@ -50,6 +51,9 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         let handlerMark = handlerMark
         Task { [weak bus] in
             var deliveries: UInt64 = 0
+            // The stream's next delivery is taken without suspending while it holds some: the task
+            // yields its thread once per slice, so that the rest of the process takes turns.
+            var sliceStart = DispatchTime._eventNanoseconds
             defer {
                 let late = progress.withLock { progress in
                     progress.isCompleted = true
@@ -59,6 +63,10 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                 for barrier in late { barrier() }
             }
             for await item in stream {
+                if DispatchTime._eventNanoseconds &- sliceStart >= _MailboxExecutor.sliceNanoseconds {
+                    await Task.yield()
+                    sliceStart = DispatchTime._eventNanoseconds
+                }
                 switch item {
                 case .barrier(let body):
                     body()

@@ -84,10 +84,12 @@ enum _MailboxExecutor: Sendable {
         }
     }
 
-    /// One drain of `mailbox`, run on `actor`'s executor.
+    /// One drain of `mailbox`, run on `actor`'s executor. Like a drain on a global queue, it
+    /// takes turns (``sliceNanoseconds``): while events keep coming it yields the actor, and the
+    /// thread, to the jobs waiting behind it, then goes on (`StarvationTests`).
     private static func drain(_ mailbox: _Mailbox, isolatedTo actor: isolated any Actor) async {
-        _ReceiverContext.withCurrent(mailbox) {
-            _ = mailbox.runUntilIdle()
+        while _ReceiverContext.withCurrent(mailbox, { mailbox.runUntilIdle(sliceNanoseconds: sliceNanoseconds) }) {
+            await Task.yield()
         }
     }
 }
