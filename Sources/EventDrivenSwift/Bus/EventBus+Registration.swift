@@ -21,7 +21,14 @@ extension EventBus {
         if let table = replaced.table { dispatches.retire(table) }
         // Out of the registry already: only their deliveries still pending must see them gone.
         for listener in replaced.ownerReleased { listener.cancelWithoutUnregistering() }
-        if !lifecycle.isAccepting { subscription.cancel() }
+        if !lifecycle.isAccepting {
+            subscription.cancel()
+        } else if let error = closedContextError(subscription.target) {
+            // A channel's or a state's subscriber on a closed context (a listener's registration
+            // fails before it gets here): removed at once, and reported.
+            subscription.cancel()
+            report(error)
+        }
         if subscription.isForConsumptionNotices { updateConsumptionNotices() }
     }
 

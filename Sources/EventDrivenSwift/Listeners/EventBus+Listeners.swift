@@ -128,10 +128,10 @@ extension EventBus {
                     customFilter(event as! E, metadata.priority, metadata.dispatchTime)
                 })
         }
+        let target = target(for: executeOn, isolation: isolation)
+        if let error = closedContextError(target) { return failedRegistration(error) }
         let subscription = _Subscription(
-            type, owner: owner, target: target(for: executeOn, isolation: isolation), interest: interest,
-            registrar: self,
-            handlers: handler)
+            type, owner: owner, target: target, interest: interest, registrar: self, handlers: handler)
         register(subscription)
         return EventListenerHandle(subscription)
     }
@@ -140,6 +140,14 @@ extension EventBus {
     func failedRegistration(_ error: EventDrivenError) -> EventListenerHandle {
         report(error)
         return EventListenerHandle(failedWith: error)
+    }
+
+    /// ``EventDrivenError/Code/threadCancelled`` when `target` is a mailbox that was closed (the
+    /// `.requesterThread` of a callback whose EventThread cancelled itself, `.thread(t)` of a
+    /// cancelled `t`): nothing would ever run there.
+    func closedContextError(_ target: any _DeliveryTarget) -> EventDrivenError? {
+        guard let mailbox = target as? _Mailbox, mailbox.isClosed.load(ordering: .acquiring) else { return nil }
+        return .threadCancelled(thread: mailbox.executor.receiverName)
     }
 
     /// Resolves `context` to a delivery target at registration time; `isolation` is the
