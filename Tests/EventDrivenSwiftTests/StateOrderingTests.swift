@@ -74,4 +74,29 @@ struct StateOrderingTests {
         let repeats = zip(values, values.dropFirst()).filter { $0 == $1 }.count
         #expect(repeats == 0, "consecutive equal values")
     }
+
+    @Test("C3: a value that a newer one overtook is skipped as superseded, with its dead letter, not as filtered")
+    func overtakenValueIsSuperseded() async {
+        let bus = EventBus(label: #function)
+        let state = EventState<Int>(label: "overtaken")
+        let letters = bus.deadLetters()
+        let first = CoreRecorder<Int>()
+        let second = CoreRecorder<Int>()
+        // The first subscriber sets 2 while 1 is being handed over: the second gets 2 first,
+        // and 1, older, must not follow it.
+        bus.subscribe(state, on: .synchronous) { value in
+            first.append(value)
+            if value == 1 { bus.set(state, to: 2) }
+        }
+        bus.subscribe(state, on: .synchronous) { value in second.append(value) }
+        bus.set(state, to: 1)
+        #expect(first.values == [1, 2])
+        #expect(second.values == [2])
+        await bus.shutdown()
+        let reasons = await letters.reduce(into: [DeadLetter.Reason]()) { $0.append($1.reason) }
+        let statistics = bus.statistics
+        #expect(statistics.superseded == 1, "\(statistics)")
+        #expect(statistics.filtered == 0)
+        #expect(reasons == [.superseded])
+    }
 }

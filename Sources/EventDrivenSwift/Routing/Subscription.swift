@@ -25,6 +25,9 @@ enum _Interest: Sendable {
     case latestOnly(_LatestTracker)
     case youngerThan(nanoseconds: UInt64)
     case custom(_EventFilter)
+    /// A state's subscriber: the filter admits a value newer than every value it was handed; an
+    /// older one was overtaken, and is counted as superseded.
+    case newerThanHanded(_EventFilter)
 }
 
 /// A user filter, run on the subscription's own serial context.
@@ -245,6 +248,8 @@ final class _Subscription: @unchecked Sendable {
             return isNewest(tracker.current) ? nil : .superseded
         case .youngerThan(let maximumAge):
             return maximumAge > 0 && metadata().age > maximumAge ? .expired : nil
+        case .newerThanHanded(let newer):
+            return accepts(newer) ? nil : .superseded
         case .custom(let filter):
             if accepts(filter) { return nil }
             if let observation, observation.isActive { observation.settled(.filtered, envelope(), receiver: receiver) }

@@ -11,8 +11,8 @@ extension EventBus {
     ///
     /// Synchronous subscribers run before `set` returns. Subscribers on a serial context see
     /// every change, in the order the changes were made; subscribers that run on the setter's
-    /// thread or in tasks may skip a value that a newer one overtook, but never see an older
-    /// value after a newer one.
+    /// thread or in tasks may skip a value that a newer one overtook (counted as `superseded`,
+    /// with its dead letter), but never see an older value after a newer one.
     ///
     /// A change is a dispatch like any other: while the bus is observed, interceptors see it
     /// (``EventInterceptor/didDispatch(_:context:)``) and each of its deliveries, and the
@@ -169,7 +169,8 @@ extension EventBus {
         let gate = _StateGate()
         let subscription = _Subscription(
             _StateChange<Value>.self, owner: nil, target: target,
-            interest: .custom(_EventFilter { change, _ in gate.admit((change as! _StateChange<Value>).version) }),
+            interest: .newerThanHanded(
+                _EventFilter { change, _ in gate.admit((change as! _StateChange<Value>).version) }),
             channel: state.identity, registrar: registrar, handler: handler)
         prepare(subscription)
         // Registering and queueing the current value under the state's lock puts the value
