@@ -43,16 +43,7 @@ struct FlushCancellationTests {
     func flushIsCancellable() async throws {
         let (server, client) = try await silentServerClient()
         let outcome = Finished()
-        let flush = Task {
-            do {
-                try await client.flush()
-                outcome.finish("returned")
-            } catch is CancellationError {
-                outcome.finish("cancelled")
-            } catch {
-                outcome.finish("\(error)")
-            }
-        }
+        let flush = Task { await Self.flush(client, into: outcome) }
         // The flush's PING reaches the server: it is waiting for the PONG.
         #expect(await server.wait(timeout: Self.bound) { ($0.first?.pings ?? 0) >= 2 })
         flush.cancel()
@@ -62,20 +53,25 @@ struct FlushCancellationTests {
         let early = Finished()
         Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            do {
-                try await client.flush()
-                early.finish("returned")
-            } catch is CancellationError {
-                early.finish("cancelled")
-            } catch {
-                early.finish("\(error)")
-            }
+            await Self.flush(client, into: early)
         }
         #expect(await early.wait(within: Self.bound))
         #expect(early.value == "cancelled")
         #expect(client.isConnected)
         await client.close()
         await server.shutdown()
+    }
+
+    /// Flushes, and finishes `outcome` with how the flush ended.
+    private static func flush(_ client: NATSClient, into outcome: Finished) async {
+        do {
+            try await client.flush()
+            outcome.finish("returned")
+        } catch is CancellationError {
+            outcome.finish("cancelled")
+        } catch {
+            outcome.finish("\(error)")
+        }
     }
 
     /// Set once, by another task; waited for on a queue of its own, so that a wait never holds

@@ -75,9 +75,11 @@ struct SchedulerIsolationTests {
             seen.append(tick.value)
             arrived.signal()
         }
-        // Pairs share a due time; the later pairs are scheduled first.
+        // Pairs share a due time; the later pairs are scheduled first. The first is due well after
+        // the loop has scheduled the last (under ThreadSanitizer, on a loaded machine, the loop was
+        // once descheduled past a 50 ms margin, and the pairs scheduled first fired first).
         let pairs = 20
-        let base = DispatchTime.now() + .milliseconds(50)
+        let base = DispatchTime.now() + .milliseconds(500)
         for pair in (0..<pairs).reversed() {
             let due = base + .microseconds(300 * pair)
             bus.schedule(Tick(value: 2 * pair), at: due)

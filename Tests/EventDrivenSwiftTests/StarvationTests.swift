@@ -12,18 +12,24 @@ import Testing
 /// long as events kept coming, and two that fed themselves (a polling loop) held both threads of
 /// Swift's pool on this two-core machine: no other task of the process ran, and a
 /// `bus.shutdown()` started in a task never began.
-@Suite("Async listeners and actor-isolated listeners take turns with other tasks")
+@Suite("Async listeners and actor-isolated listeners take turns with other tasks", .serialized)
 struct StarvationTests {
     private struct Tick: Eventable {}
     private struct Tock: Eventable {}
 
     /// Registers, from inside the actor, a listener that runs isolated to it (`.requesterThread`
     /// follows the caller's isolation) and feeds itself while the loops go on.
-    private actor Looper {
+    /// Each looper has an event type of its own: with one type for both, every event would reach
+    /// both listeners and each would queue another, doubling the events at every step.
+    private actor Looper<Event: Eventable> {
+        let event: Event
+        init(_ event: Event) { self.event = event }
+
         func register(on bus: EventBus, runs: LoopRuns) -> EventListenerHandle {
-            bus.listen(Tick.self) { _, _ in
+            let event = event
+            return bus.listen(Event.self) { _, _ in
                 runs.ran()
-                if runs.isLooping { bus.queue(Tick()) }
+                if runs.isLooping { bus.queue(event) }
             }
         }
     }
@@ -53,11 +59,12 @@ struct StarvationTests {
     func selfFeedingActorListeners() async {
         let bus = EventBus(label: "starve-actor")
         let runs = LoopRuns(expected: 2)
-        let loopers = [Looper(), Looper()]
-        var handles: [EventListenerHandle] = []
-        for looper in loopers { handles.append(await looper.register(on: bus, runs: runs)) }
+        let handles = [
+            await Looper(Tick()).register(on: bus, runs: runs), await Looper(Tock()).register(on: bus, runs: runs),
+        ]
         let (otherTaskRan, shutdownStarted) = await Self.measure(bus: bus, runs: runs) {
             bus.queue(Tick())
+            bus.queue(Tock())
         }
         #expect(otherTaskRan, "no other task ran while the listeners fed themselves")
         #expect(shutdownStarted, "a task calling bus.shutdown() did not start")

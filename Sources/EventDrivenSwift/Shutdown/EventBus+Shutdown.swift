@@ -12,9 +12,10 @@ extension EventBus {
     /// Events that handlers dispatch meanwhile are not waited for; call `drain()` again for those.
     ///
     /// Awaited inside an async or actor listener's handler (or a task that the handler started,
-    /// while the handler runs), it does not wait for that listener, whose later deliveries run once the handler has returned, nor
-    /// for another such listener whose handler is awaiting `drain()` or ``waitUntilQuiet(timeout:)``
-    /// too (it may be waiting for this one); it waits for everything else.
+    /// while the handler runs), it does not wait for that listener, whose later deliveries run
+    /// once the handler has returned, nor for another such listener whose handler is awaiting
+    /// `drain()` or ``waitUntilQuiet(timeout:)`` too (it may be waiting for this one); it waits
+    /// for everything else.
     public func drain() async {
         guard let listener = _HandlerScope.serialListener else { return await drained(leavingOutAwaiting: false) }
         await listener.awaitingDrain { await drained(leavingOutAwaiting: true) }
