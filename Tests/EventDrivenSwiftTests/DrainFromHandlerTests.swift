@@ -86,8 +86,8 @@ struct DrainFromHandlerTests {
                 returned.signal()
             }
         }
-        for round in 1...20 { Trigger(value: round).queue(on: bus) }
-        let allReturned = await poolWait(returned, count: 40, seconds: Self.bound)
+        for round in 1...10 { Trigger(value: round).queue(on: bus) }
+        let allReturned = await poolWait(returned, count: 20, seconds: Self.bound)
         #expect(allReturned, "two handlers draining at once waited for each other")
         #expect(missing.values.isEmpty, "each drain returned after its own follow-up was handled")
         for listener in listeners { listener.cancel() }

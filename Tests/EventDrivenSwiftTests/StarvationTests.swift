@@ -96,7 +96,7 @@ struct StarvationTests {
     }
 }
 
-/// Signals ``looping`` once every one of `expected` loops has run 1,000 times; the loops go on
+/// Signals ``looping`` once the `expected` loops have run 100 times each; the loops go on
 /// while ``isLooping``.
 private final class LoopRuns: Sendable {
     let looping = DispatchSemaphore(value: 0)
@@ -107,7 +107,7 @@ private final class LoopRuns: Sendable {
     var isLooping: Bool { going.load(ordering: .relaxed) }
     func stop() { going.store(false, ordering: .relaxed) }
 
-    init(expected: Int) { target = expected * 1_000 }
+    init(expected: Int) { target = expected * 100 }
 
     func ran() {
         if count.add(1, ordering: .relaxed).newValue == target { looping.signal() }
