@@ -36,6 +36,14 @@ final class CoreGate: Sendable {
         released.wait()
     }
 
+    /// ``block()`` for an async handler: it suspends instead of holding one of the cooperative
+    /// pool's threads (two tests blocking both of them held up every other test for tens of
+    /// seconds under ThreadSanitizer).
+    func suspend() async {
+        entered.signal()
+        await coreWait(released)
+    }
+
     /// Waits, without blocking the cooperative pool, until a handler is inside ``block()``.
     func waitUntilEntered() async {
         await coreWait(entered)

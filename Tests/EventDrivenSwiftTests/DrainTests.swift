@@ -24,7 +24,7 @@ struct DrainTests {
     func drainCoversRemovedAsyncListeners() async {
         await expectDrainWaitsForRemovedListener(label: "drain-removed-async") { bus, gate, recorder in
             bus.listenAsync(Reading.self) { (event: Reading) async in
-                gate.block()
+                await gate.suspend()
                 recorder.append(event.value)
             }
         }

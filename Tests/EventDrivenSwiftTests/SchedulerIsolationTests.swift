@@ -45,9 +45,11 @@ struct SchedulerIsolationTests {
         #expect(
             await coreEventually { receiver.mailbox.blockedProducersForTesting == 1 },
             "bus A's scheduled dispatch waits for room")
-        // A's later events fall due behind the waiting one, scheduled out of due order.
+        // A's later events fall due behind the waiting one, scheduled out of due order; 100 ms
+        // apart (1 ms apart, the loop was once descheduled under ThreadSanitizer past the first
+        // due time, and 6 fell due before 5 was scheduled).
         let now = DispatchTime.now()
-        for value in [6, 4, 5] { busA.schedule(Tick(value: value), at: now + .milliseconds(value - 3)) }
+        for value in [6, 4, 5] { busA.schedule(Tick(value: value), at: now + .milliseconds(100 * (value - 3))) }
 
         let firedOnB = DispatchSemaphore(value: 0)
         let listener = busB.listen(Tick.self, executeOn: .synchronous) { _, _ in firedOnB.signal() }
