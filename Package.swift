@@ -93,9 +93,11 @@ let package = Package(
         .testTarget(
             name: "EventDrivenSwiftTests",
             dependencies: [
-                "EventDrivenSwift", .product(name: "Logging", package: "swift-log"),
+                "EventDrivenSwift", "CTestProcessSettings", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ]),
+        // Loaded with the test executable: how many tests Swift Testing runs at once (see its source).
+        .target(name: "CTestProcessSettings", path: "Tests/CTestProcessSettings"),
         // A user's module: the public API only, Swift 6 mode, no warnings (SPEC A4).
         .testTarget(
             name: "UserModuleTests", dependencies: ["EventDrivenSwift"], swiftSettings: [.swiftLanguageMode(.v6)]),

@@ -91,7 +91,7 @@ struct AccountingTests {
         let reports = CoreCounter()
         bus.setErrorHandler { _ in reports.increment() }
         await bus.shutdown()
-        for value in 0..<70_000 { bus.queue(Parcel(value: value)) }
+        await coreOnPlainThread { for value in 0..<70_000 { bus.queue(Parcel(value: value)) } }
         #expect(reports.count == 70_000)
         #expect(bus.statistics.rejected == 70_000)
     }
@@ -99,7 +99,7 @@ struct AccountingTests {
     /// Makes a stream, dispatches `count` events into it, takes `taking` of them and abandons it.
     private static func abandonStream(on bus: EventBus, count: Int, taking: Int) async {
         let stream = bus.events(of: Parcel.self)
-        for value in 0..<count { bus.queue(Parcel(value: value)) }
+        await coreOnPlainThread { for value in 0..<count { bus.queue(Parcel(value: value)) } }
         var taken = 0
         for await _ in stream {
             taken += 1
@@ -154,9 +154,11 @@ struct AccountingTests {
     func freedOwnersLeave() async {
         final class Owner: Sendable {}
         let bus = EventBus(label: #function)
-        for _ in 0..<2_000 {
-            let owner = Owner()
-            bus.listen(Parcel.self, owner: owner, executeOn: .synchronous) { _, _ in }
+        await coreOnPlainThread {
+            for _ in 0..<2_000 {
+                let owner = Owner()
+                bus.listen(Parcel.self, owner: owner, executeOn: .synchronous) { _, _ in }
+            }
         }
         bus.listen(Parcel.self, executeOn: .synchronous) { _, _ in }
         #expect(bus.subscriberCount(for: Parcel.self) == 1, "the freed owners' listeners are gone")

@@ -55,7 +55,7 @@ struct BoundedMailboxTests {
         let receiver = Unbounded(bus: bus)
         bus.queue(Item(value: 0))
         await receiver.gate.waitUntilEntered()
-        for value in 1...10_000 { bus.queue(Item(value: value)) }
+        await coreOnPlainThread { for value in 1...10_000 { bus.queue(Item(value: value)) } }
         #expect(receiver.pendingEventCount == 10_001)
         receiver.gate.open()
         await bus.drain()
@@ -118,7 +118,7 @@ struct BoundedMailboxTests {
         let order = CoreRecorder<String>()
         let listeners = listenersAB(Numbered.self, on: bus, at: receiver, into: order) { "\($0.index)" }
         let events = 20_000
-        for index in 0..<events { bus.stack(Numbered(index: index)) }
+        await coreOnPlainThread { for index in 0..<events { bus.stack(Numbered(index: index)) } }
         await bus.drain()
         let seen = order.values
         #expect(seen.count == 2 * events)

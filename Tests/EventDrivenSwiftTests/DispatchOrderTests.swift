@@ -113,7 +113,7 @@ struct DispatchOrderTests {
             order.append("C \(event.index)")
         }
         let events = 20_000
-        for index in 0..<events { Numbered(producer: 0, index: index).stack(on: bus) }
+        await coreOnPlainThread { for index in 0..<events { Numbered(producer: 0, index: index).stack(on: bus) } }
         await bus.drain()
         let seen = order.values
         #expect(seen.count == 2 * events)
@@ -149,7 +149,7 @@ struct DispatchOrderTests {
         let bus = EventBus(label: "D4")
         let checker = SequenceChecker(producers: 1)
         let handle = bus.listen(Numbered.self, executeOn: .listenerThread) { event, _ in checker.receive(event) }
-        for index in 0..<100_000 { Numbered(producer: 0, index: index).queue(on: bus) }
+        await coreOnPlainThread { for index in 0..<100_000 { Numbered(producer: 0, index: index).queue(on: bus) } }
         await bus.drain()
         #expect(checker.total == 100_000)
         #expect(checker.outOfOrder == 0)

@@ -63,7 +63,9 @@ struct LeakTests {
             var sent = 0
             while sent < Self.events {
                 let batch = min(perBatch, Self.events - sent)
-                for value in sent..<sent + batch { bus.queue(Ping(value: value)) }
+                let first = sent
+                // On a thread of its own: 50,000 dispatches would hold one of Swift's pool threads.
+                await coreOnPlainThread { for value in first..<first + batch { bus.queue(Ping(value: value)) } }
                 sent += batch
                 await bus.drain()
             }
@@ -71,18 +73,24 @@ struct LeakTests {
             #expect(owner.hits.load(ordering: .relaxed) == Self.events)
             #expect(await counter.count == Self.events)
 
-            for cycle in 0..<Self.cycles {
-                let cycleOwner = Owner()
-                if cycle % 1_000 == 0 { weakCycleOwners.append(WeakBox(cycleOwner)) }
-                let handle: EventListenerHandle
-                switch cycle % 4 {
-                case 0: handle = Ping.addListener(cycleOwner, Owner.onPing, executeOn: .listenerThread, on: bus)
-                case 1: handle = bus.listen(Ping.self, owner: cycleOwner, executeOn: .requesterThread) { _, _ in }
-                case 2: handle = bus.listenAsync(Ping.self, owner: cycleOwner) { [weak cycleOwner] _ in _ = cycleOwner }
-                default: handle = thread.addEventCallback(Ping.self) { (_: Ping, _: EventMetadata) in }
+            // On a thread of its own, as the dispatches above: not one of Swift's pool threads.
+            weakCycleOwners = await coreOnPlainThread { () -> [WeakBox] in
+                var boxes: [WeakBox] = []
+                for cycle in 0..<Self.cycles {
+                    let cycleOwner = Owner()
+                    if cycle % 1_000 == 0 { boxes.append(WeakBox(cycleOwner)) }
+                    let handle: EventListenerHandle
+                    switch cycle % 4 {
+                    case 0: handle = Ping.addListener(cycleOwner, Owner.onPing, executeOn: .listenerThread, on: bus)
+                    case 1: handle = bus.listen(Ping.self, owner: cycleOwner, executeOn: .requesterThread) { _, _ in }
+                    case 2:
+                        handle = bus.listenAsync(Ping.self, owner: cycleOwner) { [weak cycleOwner] _ in _ = cycleOwner }
+                    default: handle = thread.addEventCallback(Ping.self) { (_: Ping, _: EventMetadata) in }
+                    }
+                    if cycle % 100 == 0 { bus.queue(Ping(value: -1)) }
+                    handle.cancel()
                 }
-                if cycle % 100 == 0 { bus.queue(Ping(value: -1)) }
-                handle.cancel()
+                return boxes
             }
             await bus.drain()
             #expect(bus.subscriberCount(for: Ping.self) == 4)

@@ -198,29 +198,41 @@ struct MailboxProtocolModelTests {
         return (visited.count, violations)
     }
 
+    /// ``explore(producers:perProducer:withCloser:mutation:)`` on a thread of its own: the search
+    /// takes seconds under ThreadSanitizer, and one of Swift's two pool threads held that long
+    /// keeps every other test's tasks waiting.
+    static func exploreOffThePool(
+        producers: Int, perProducer: Int, withCloser: Bool = false, mutation: Mutation = .none
+    ) async -> (states: Int, violations: Violations) {
+        await coreOnPlainThread {
+            explore(producers: producers, perProducer: perProducer, withCloser: withCloser, mutation: mutation)
+        }
+    }
+
     @Test("two producers of two events each and one drainer: no lost wake-up, one drain, FIFO per producer")
-    func twoProducersTwoEvents() {
-        let (states, violations) = Self.explore(producers: 2, perProducer: 2)
+    func twoProducersTwoEvents() async {
+        let (states, violations) = await Self.exploreOffThePool(producers: 2, perProducer: 2)
         #expect(violations.isEmpty, "\(violations)")
         #expect(states > 1_000, "the search covered \(states) states")
     }
 
     @Test("two producers and a drainer while the mailbox is closed at any moment: every event runs or is discarded")
-    func closeAtAnyMoment() {
-        let (states, violations) = Self.explore(producers: 2, perProducer: 2, withCloser: true)
+    func closeAtAnyMoment() async {
+        let (states, violations) = await Self.exploreOffThePool(producers: 2, perProducer: 2, withCloser: true)
         #expect(violations.isEmpty, "\(violations)")
         #expect(states > 1_000, "the search covered \(states) states")
     }
 
     @Test("the search catches a push that wakes the drainer but leaves the parked bit set: two drains")
-    func catchesTwoDrains() {
-        let (_, violations) = Self.explore(producers: 2, perProducer: 2, mutation: .pushKeepsParkedBit)
+    func catchesTwoDrains() async {
+        let (_, violations) = await Self.exploreOffThePool(producers: 2, perProducer: 2, mutation: .pushKeepsParkedBit)
         #expect(violations.twoDrains)
     }
 
     @Test("the search catches a take that parks without setting the parked bit: a lost wake-up")
-    func catchesLostWakeUp() {
-        let (_, violations) = Self.explore(producers: 2, perProducer: 2, mutation: .parkWithoutParkedBit)
+    func catchesLostWakeUp() async {
+        let (_, violations) = await Self.exploreOffThePool(
+            producers: 2, perProducer: 2, mutation: .parkWithoutParkedBit)
         #expect(violations.lostWakeUp)
     }
 }

@@ -89,7 +89,7 @@ struct PoolBalancerTests {
         let pool = EventPool<PoolWorker>(capacity: 4, balancer: balancer, bus: bus)
         let probe = PoolProbe()
         let total = 100_000
-        for id in 0..<total { bus.queue(PoolJob(id: id, key: id % 16, probe: probe)) }
+        await coreOnPlainThread { for id in 0..<total { bus.queue(PoolJob(id: id, key: id % 16, probe: probe)) } }
         await pool.drain()
         let records = probe.all
         #expect(records.count == total)

@@ -30,8 +30,10 @@ struct PoolStopAccountingTests {
         let handled = CoreCounter()
         let pool = EventPool<CountingWorker>(capacity: 2, bus: bus)
         let producers = (0..<2).map { _ in
+            // Each producer on a thread of its own: a task looping over thousands of dispatches
+            // would hold one of Swift's two pool threads, which every other test's tasks need.
             Task.detached {
-                for _ in 0..<perProducer { bus.queue(CountedJob(handled: handled)) }
+                await coreOnPlainThread { for _ in 0..<perProducer { bus.queue(CountedJob(handled: handled)) } }
             }
         }
         _ = await coreEventually { handled.count >= threshold }
@@ -65,7 +67,7 @@ struct PoolStopAccountingTests {
             let perProducer = Self.perProducer
             let producers = (0..<2).map { _ in
                 Task.detached {
-                    for _ in 0..<perProducer { bus.queue(CountedJob(handled: handled)) }
+                    await coreOnPlainThread { for _ in 0..<perProducer { bus.queue(CountedJob(handled: handled)) } }
                 }
             }
             _ = await coreEventually { handled.count >= 500 }

@@ -17,7 +17,7 @@ struct ShutdownLogTests {
         let bus = EventBus(label: "shutdown-log", logger: Logger(label: "test") { _ in log })
         bus.listen(Order.self, executeOn: .listenerThread) { _, _ in }
         await bus.shutdown()
-        for id in 0..<1_000 { Order(id: id).queue(on: bus) }
+        await coreOnPlainThread { for id in 0..<1_000 { Order(id: id).queue(on: bus) } }
         let lines = log.messages.filter { $0.text.contains("after it shut down") }
         #expect(bus.statistics.rejected == 1_000)
         #expect(lines.count == 4, "\(lines.map(\.text))")

@@ -72,6 +72,13 @@ struct StarvationTests {
         await bus.shutdown()
     }
 
+    /// How long each step may take before the test fails: a guard against hanging (before the
+    /// fix, the other task never ran), never a synchronization. Generous: under
+    /// ThreadSanitizer on two busy cores, with every other test of the suite started at once,
+    /// the loops took over 30 s to run 100 times each (the test process now bounds how many
+    /// tests run at once: `Tests/CTestProcessSettings`).
+    private static let bound: Double = 120
+
     /// On a thread of its own (the pool may be held: a wait there would never resume): starts
     /// the loops, waits until they run, asks a new task and a shutdown task to start, and ends
     /// the loops whatever happened, so that the process recovers.
@@ -80,16 +87,16 @@ struct StarvationTests {
     ) async -> (otherTaskRan: Bool, shutdownStarted: Bool) {
         await coreOnPlainThread {
             start()
-            let running = runs.looping.wait(timeout: .now() + 30) == .success
+            let running = runs.looping.wait(timeout: .now() + bound) == .success
             let ran = DispatchSemaphore(value: 0)
             Task.detached { ran.signal() }
-            let otherTaskRan = running && ran.wait(timeout: .now() + 30) == .success
+            let otherTaskRan = running && ran.wait(timeout: .now() + bound) == .success
             let started = DispatchSemaphore(value: 0)
             Task.detached {
                 started.signal()
                 await bus.shutdown()
             }
-            let shutdownStarted = started.wait(timeout: .now() + 30) == .success
+            let shutdownStarted = started.wait(timeout: .now() + bound) == .success
             runs.stop()
             return (otherTaskRan, shutdownStarted)
         }
