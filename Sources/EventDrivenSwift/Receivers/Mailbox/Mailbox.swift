@@ -70,7 +70,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
 
     /// Appends a delivery of `envelope` to `subscription`: the mailbox's one enqueue, and its
     /// ``_DeliveryTarget/deliver(_:for:)``. A closed mailbox counts it as discarded; a full one
-    /// applies its overflow policy (Reliability/Mailbox+Overflow.swift).
+    /// applies its overflow policy (Mailbox+Overflow.swift).
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
         let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
         // The node's hold on the subscription (see ``_MailboxItem/delivery``).
@@ -91,7 +91,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     /// Appends one delivery of `envelope` for each of `subscriptions`, to run in their order:
     /// one node for all of them in an unbounded mailbox; in a bounded one, whose capacity and
     /// overflow policy count deliveries, a node each, pushed together
-    /// (``deliverTogether(_:to:of:)``, Reliability/Mailbox+Overflow.swift).
+    /// (``deliverTogether(_:to:of:)``, Mailbox+Overflow.swift).
     func deliver(_ envelope: _EventEnvelope, to run: Range<Int>, of route: _Route) {
         guard limit == nil else { return deliverTogether(envelope, to: run, of: route) }
         let lane = (envelope.metadata.method == .stack ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
