@@ -19,7 +19,12 @@ public typealias IsolatedEventCallback<TEvent: Eventable> =
     ) -> Void
 
 /// A filter for events of type `TEvent`; `true` means the listener wants the event.
+///
+/// It runs where the listener runs. It may be isolated to that listener's actor: a method of a
+/// `@MainActor` model (`customFilter: onTemperatureRatingEventFilter`) filters for a listener that
+/// runs on the main actor; given to a listener that runs elsewhere, the registration fails with
+/// ``EventDrivenError/Code/customFilterIsolation``.
 public typealias TypedEventFilterCallback<TEvent: Eventable> =
-    @Sendable (
+    @Sendable @isolated(any) (
         _ event: TEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime
     ) -> Bool

@@ -107,6 +107,7 @@ extension EventBus {
         if type == AllEvents.self { return failedRegistration(.catchAllSubscription(api: "listen")) }
         let typeName = String(reflecting: type)
         let interest: _Interest
+        var filterIsolation: (any Actor)?
         switch interestedIn.kind {
         case .all:
             interest = .all
@@ -123,17 +124,29 @@ extension EventBus {
             interest = .custom(_EventFilter(accepts: accepts))
         case .custom(nil):
             guard let customFilter else { return failedRegistration(.missingCustomFilter(eventType: typeName)) }
+            filterIsolation = customFilter.isolation
             interest = .custom(
-                _EventFilter { event, metadata in
-                    customFilter(event as! E, metadata.priority, metadata.dispatchTime)
-                })
+                _EventFilter { event, metadata in _callOnItsIsolation(customFilter, event as! E, metadata) })
         }
         let target = target(for: executeOn, isolation: isolation)
+        if let filterIsolation, !runs(target, on: filterIsolation, executeOn: executeOn, isolation: isolation) {
+            return failedRegistration(.customFilterIsolation(eventType: typeName))
+        }
         if let error = closedContextError(target) { return failedRegistration(error) }
         let subscription = _Subscription(
             type, owner: owner, target: target, interest: interest, registrar: self, handlers: handler)
         register(subscription)
         return EventListenerHandle(subscription)
+    }
+
+    /// Whether deliveries to `target` run isolated to `actor`: the main mailbox for the main actor,
+    /// or the caller's own actor for `.requesterThread`.
+    private func runs(
+        _ target: any _DeliveryTarget, on actor: any Actor, executeOn: DeliveryContext, isolation: (any Actor)?
+    ) -> Bool {
+        if actor is MainActor { return target === mainMailbox }
+        guard case .requesterThread = executeOn, let isolation else { return false }
+        return isolation === actor
     }
 
     @usableFromInline

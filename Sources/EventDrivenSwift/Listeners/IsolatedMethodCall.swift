@@ -81,3 +81,13 @@ func _callOnItsIsolation<Owner: AnyObject & Sendable, E: Eventable>(
     let call = unsafeBitCast(callback, to: (@Sendable (Owner, E) throws -> Void).self)
     try call(owner, event)
 }
+
+/// ``_callOnItsIsolation(_:_:_:)`` for a listener's `customFilter`, which the registration let
+/// through only for a listener that runs on the filter's actor, if it has one.
+func _callOnItsIsolation<E: Eventable>(
+    _ filter: @escaping TypedEventFilterCallback<E>, _ event: E, _ metadata: EventMetadata
+) -> Bool {
+    filter.isolation?.preconditionIsolated("a listener's customFilter ran away from its actor")
+    let call = unsafeBitCast(filter, to: (@Sendable (E, EventPriority, DispatchTime) -> Bool).self)
+    return call(event, metadata.priority, metadata.dispatchTime)
+}

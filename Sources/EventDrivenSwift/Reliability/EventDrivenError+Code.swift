@@ -17,6 +17,7 @@ extension EventDrivenError {
         enum Base: String, Hashable, Sendable {
             case nilOwner
             case missingCustomFilter
+            case customFilterIsolation
             case negativeMaximumAge
             case busShutDown
             case threadCancelled
@@ -39,6 +40,11 @@ extension EventDrivenError {
         /// `interestedIn: .custom` was given without a `customFilter`; the listener was not
         /// registered. The error's ``EventDrivenError/eventType`` says for which type.
         public static let missingCustomFilter = Code(.missingCustomFilter)
+
+        /// A `customFilter` isolated to an actor (a method of a `@MainActor` model) was given to a
+        /// listener that does not run on that actor, where the filter runs; the listener was not
+        /// registered. The error's ``EventDrivenError/eventType`` says for which type.
+        public static let customFilterIsolation = Code(.customFilterIsolation)
 
         /// `maximumAge` was negative; the listener was not registered. The error carries
         /// ``EventDrivenError/eventType`` and ``EventDrivenError/maximumAge``.

@@ -85,6 +85,9 @@ public struct EventDrivenError: Error, Sendable, Hashable, CustomStringConvertib
         case .missingCustomFilter:
             return "addListener for \(type) asked for .custom interest without a customFilter; "
                 + "the listener was not registered"
+        case .customFilterIsolation:
+            return "addListener for \(type) was given a customFilter isolated to an actor that the listener "
+                + "does not run on (the filter runs where the listener does); the listener was not registered"
         case .negativeMaximumAge:
             return "addListener for \(type) was given a negative maximumAge (\(maximumAge ?? 0) ns); "
                 + "the listener was not registered"
@@ -144,6 +147,12 @@ extension EventDrivenError {
     /// ``Code/missingCustomFilter``: `interestedIn: .custom` for `eventType` without a `customFilter`.
     public static func missingCustomFilter(eventType: String) -> EventDrivenError {
         EventDrivenError(.missingCustomFilter, eventType: eventType)
+    }
+
+    /// ``Code/customFilterIsolation``: the `customFilter` for `eventType` is isolated to an actor
+    /// that the listener does not run on.
+    public static func customFilterIsolation(eventType: String) -> EventDrivenError {
+        EventDrivenError(.customFilterIsolation, eventType: eventType)
     }
 
     /// ``Code/negativeMaximumAge``: `maximumAge` (in nanoseconds) for `eventType` was negative.
