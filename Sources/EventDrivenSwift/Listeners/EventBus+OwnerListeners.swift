@@ -20,7 +20,7 @@ extension EventBus {
     /// No `[weak self]`: the closure receives the owner, so it need not capture it (a closure
     /// that captures `self` strongly keeps the owner alive until the handle is cancelled). The
     /// closure keeps the isolation of the code it is written in, as with
-    /// ``listen(_:interestedIn:maximumAge:customFilter:isolation:_:)-8oczf``: written in `@MainActor`
+    /// ``listen(_:interestedIn:maximumAge:customFilter:isolation:_:)-5yo9x``: written in `@MainActor`
     /// code it runs on the main actor, one event at a time, in order. The owner is `Sendable`
     /// (a `@MainActor` class, an immutable class), because the closure may run on another
     /// thread than the code that registered it. For an actor's state, use
@@ -67,7 +67,7 @@ extension EventBus {
 
     /// ``listen(_:owner:interestedIn:isolation:_:)-5vrve`` with a
     /// closure that may throw: an error is handled as for
-    /// ``listen(_:interestedIn:maximumAge:customFilter:isolation:_:)-8jeuo``
+    /// ``listen(_:interestedIn:maximumAge:customFilter:isolation:_:)-8jlu6``
     /// (counted as failed, posted as a dead letter, logged, passed to the error handler) and
     /// does not stop later deliveries.
     @discardableResult
