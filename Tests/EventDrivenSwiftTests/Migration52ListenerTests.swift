@@ -57,10 +57,10 @@ struct Migration52ListenerTests {
         _ = Migration52ListenerTests.mainQueueKey
         let bus = EventBus(label: "migration52-mainactor")
         let viewModel = MainActorViewModel()
-        // `addListener(self, onTemperatureRatingEvent, executeOn: .listenerThread)` does not compile
-        // here: the bound method is main-actor isolated, and would run on the listener thread.
+        // As 5.2's README writes it: the bound method, with `.listenerThread` (the unapplied
+        // method, `MainActorViewModel.onTemperatureRatingEvent`, runs on the main actor too).
         let listenerHandle = TemperatureRatingEvent.addListener(
-            viewModel, MainActorViewModel.onTemperatureRatingEvent, executeOn: .listenerThread, interestedIn: .custom,
+            viewModel, viewModel.onTemperatureRatingEvent, executeOn: .listenerThread, interestedIn: .custom,
             customFilter: viewModel.onTemperatureRatingEventFilter, on: bus)
         for reading in [40, 60, 50] as [Float] { TemperatureRatingEvent(temperatureInCelsius: reading).queue(on: bus) }
         await bus.drain()

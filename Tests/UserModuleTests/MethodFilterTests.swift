@@ -14,7 +14,9 @@ private struct RatingReading: Eventable {
 @MainActor
 private final class FilteringModel {
     var seen: [Float] = []
-    var filterRanOnMainActor: [Bool] = []
+    /// How often the filter ran; it is a `@MainActor` method, so the library's isolation check
+    /// stops the program if it runs elsewhere.
+    var filterRuns = 0
     var handle: EventListenerHandle?
 
     init(bus: EventBus) {
@@ -27,7 +29,7 @@ private final class FilteringModel {
     }
 
     func onReadingFilter(_ event: RatingReading, _ priority: EventPriority, _ dispatchTime: DispatchTime) -> Bool {
-        filterRanOnMainActor.append(Thread.isMainThread || MainActor.assumeIsolated { true })
+        filterRuns += 1
         return event.celsius <= 50
     }
 }
@@ -43,7 +45,7 @@ struct MethodFilterTests {
         for celsius: Float in [20, 60, 40] { RatingReading(celsius: celsius).queue(on: bus) }
         await bus.drain()
         #expect(model.seen == [20, 40])
-        #expect(model.filterRanOnMainActor.count == 3)
+        #expect(model.filterRuns == 3)
         #expect(bus.statistics.filtered == 1)
         model.handle?.cancel()
     }

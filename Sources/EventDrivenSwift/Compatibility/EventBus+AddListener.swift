@@ -3,8 +3,9 @@
 
 extension EventBus {
     /// Registers `callback`, which takes the event, its priority and its dispatch time, for
-    /// events of type `E`, with `owner` held weakly, to run where `executeOn` says: the bus's
-    /// form of 5.2's `Event.addListener(owner, callback, executeOn: …)`.
+    /// events of type `E`, with `owner` held weakly, to run where `executeOn` says (a callback
+    /// isolated to an actor, on that actor): the bus's form of 5.2's
+    /// `Event.addListener(owner, callback, executeOn: …)`.
     @available(
         *, deprecated,
         message: "use listen(_:owner:executeOn:) { event, metadata in … }, or an unapplied method"
@@ -20,7 +21,7 @@ extension EventBus {
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
         isolation: (any Actor)? = #isolation,
-        _ callback: @escaping TypedEventCallback<E>
+        _ callback: @escaping IsolatedEventCallback<E>
     ) -> EventListenerHandle {
         _addListener(
             type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,

@@ -9,6 +9,11 @@ extension EventBus {
     /// body of 5.2's `Event.addListener(owner, callback, executeOn: …)` and of the deprecated
     /// `bus.addListener(_:owner:executeOn:…)`.
     ///
+    /// A callback isolated to an actor (a method of a `@MainActor` view model bound to it,
+    /// `onTemperatureRatingEvent`) runs on that actor whatever `executeOn` says, as an unapplied
+    /// method does; any other callback is a `@Sendable` function, which runs where `executeOn`
+    /// says.
+    ///
     /// Misuse (a `nil` owner, `.custom` without a filter, a negative `maximumAge`) registers
     /// nothing: the returned handle carries the ``EventListenerHandle/registrationError`` and
     /// the bus reports it to its error handler and log.
@@ -21,15 +26,17 @@ extension EventBus {
         maximumAge: Int64 = 0,
         customFilter: TypedEventFilterCallback<E>? = nil,
         isolation: (any Actor)? = #isolation,
-        _ callback: @escaping TypedEventCallback<E>
+        _ callback: @escaping IsolatedEventCallback<E>
     ) -> EventListenerHandle {
         let typeName = String(reflecting: type)
         guard let owner else { return failedRegistration(.nilOwner(eventType: typeName)) }
+        let callbackIsolation = callback.isolation
         return listen(
-            type, owner: owner, executeOn: executeOn, interestedIn: interestedIn, maximumAge: maximumAge,
-            customFilter: customFilter, isolation: isolation
+            type, owner: owner, executeOn: callbackIsolation == nil ? executeOn : .requesterThread,
+            interestedIn: interestedIn, maximumAge: maximumAge, customFilter: customFilter,
+            isolation: callbackIsolation ?? isolation
         ) { event, metadata in
-            callback(event, metadata.priority, metadata.dispatchTime)
+            _callOnItsIsolation(callback, event, metadata)
         }
     }
 

@@ -9,7 +9,10 @@ extension Eventable {
     ///     registers nothing and is reported (see ``EventDrivenError/Code/nilOwner``).
     ///   - callback: Called with the event, its priority and its dispatch time. A method bound
     ///     to the owner keeps the owner alive; see the unapplied-method overload.
-    ///   - executeOn: Where the callback runs; by default the registering serial context.
+    ///   - executeOn: Where the callback runs; by default the registering serial context. A
+    ///     callback isolated to an actor (a bound method of a `@MainActor` view model) runs on
+    ///     that actor whatever `executeOn` says, as an unapplied method does; a closure written
+    ///     here is `@Sendable` and runs where `executeOn` says.
     ///   - interestedIn: Which events the listener wants; by default all.
     ///   - maximumAge: For `.youngerThan`, the largest age in nanoseconds; 0 means no limit.
     ///   - customFilter: For `.custom`, decides per event.
@@ -21,7 +24,7 @@ extension Eventable {
     @_disfavoredOverload  // without `executeOn`, a call means the form that keeps the closure's isolation
     public static func addListener(
         _ requester: AnyObject?,
-        _ callback: @escaping TypedEventCallback<Self>,
+        _ callback: @escaping IsolatedEventCallback<Self>,
         executeOn: DeliveryContext = .requesterThread,
         interestedIn: EventListenerInterest = .all,
         maximumAge: Int64 = 0,
