@@ -298,3 +298,32 @@ final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
         oldRoutes.deallocate()
     }
 }
+
+/// Reads `event` as an `E`: how a subscription's handler takes its event out of the route's
+/// envelope. The route table is keyed by the event's exact dynamic type (``_RouteTable``), so a
+/// subscription for `E` only receives events that hold exactly an `E`; that is what makes the
+/// unchecked reads below valid, and why they live beside the table.
+///
+/// Where `E` is known at compile time (a handler built by ``_ErasedHandler`` in the caller's
+/// module) and stored in an existential's inline buffer without references (trivially
+/// copyable, at most three words, word-aligned), it is loaded from the buffer: one load.
+/// Otherwise the existential is opened and its value taken as is, with no dynamic cast;
+/// another type falls back to a checked cast.
+@inlinable
+func _project<E: Eventable>(_ event: any Eventable, as _: E.Type) -> E {
+    if _isPOD(E.self) && MemoryLayout<E>.size <= 3 * MemoryLayout<UnsafeRawPointer>.size
+        && MemoryLayout<E>.alignment <= MemoryLayout<UnsafeRawPointer>.alignment
+    {
+        // Unchecked in release builds: the route table is keyed by the event's exact type
+        // (`_RouteTable`), and a value of another type in the buffer would still be plain bits
+        // of the same size, never a reference.
+        assert(ObjectIdentifier(type(of: event)) == ObjectIdentifier(E.self), "routed by exact type")
+        return withUnsafePointer(to: event) { UnsafeRawPointer($0).load(as: E.self) }
+    }
+    func open<T: Eventable>(_ value: T) -> E {
+        // The same type, compared on this line: the cast only tells the compiler so.
+        if T.self == E.self { return unsafeBitCast(value, to: E.self) }
+        return value as! E
+    }
+    return open(event)
+}
