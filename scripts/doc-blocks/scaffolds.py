@@ -25,6 +25,7 @@ Scaffolding declares only what a block assumes and leaves the block's own declar
 it never shadows a library API and states no `@unchecked Sendable` that the docs do not state.
 """
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional
 
 
@@ -47,78 +48,50 @@ BUS = 'let bus = EventBus(label: "docs")\n'
 # `@Observable` is Observation's macro; a SwiftUI app has it through `import SwiftUI`.
 OBSERVATION = "import Observation\n"
 
+# Declarations of the README that other blocks assume are read from the README itself, so that
+# the scaffolding repeats none of them by hand and cannot drift from them.
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
+
+
+def from_readme(first, last=None):
+    """The README's lines from the one that reads `first` (with the attribute lines right above
+    it, such as `@MainActor`) to the one that reads `last`, or to the first `}` at the start of a
+    line after it; each line as written, with its newline."""
+    lines = README.read_text(encoding="utf-8").splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip("\n") == first), None)
+    if start is None:
+        raise ValueError("scaffolds.py: the README has no line %r" % first)
+    head = start
+    while head > 0 and lines[head - 1].startswith("@"):
+        head -= 1
+    for end in range(start, len(lines)):
+        text = lines[end].rstrip("\n")
+        if text == last or (last is None and text == "}"):
+            return "".join(lines[head:end + 1])
+    raise ValueError("scaffolds.py: the README's %r has no end" % first)
+
+
 # The README's "Events" block (also GettingStarted's first block).
-TEMPERATURE_EVENT = """\
-struct TemperatureEvent: Eventable {
-    var temperatureInCelsius: Float
-}
-"""
+TEMPERATURE_EVENT = from_readme("struct TemperatureEvent: Eventable {")
 
 # The README's EventThread block: its enum, and its class in two parts so that a fragment the
 # README places "inside onTemperatureEvent:" can go between them. The class is the README's own,
 # `@unchecked Sendable` included (the README says why an EventThread subclass states it).
-TEMPERATURE_RATING = """\
-enum TemperatureRating: String, Sendable {
-    case freezing, reallyCold, cold, warm, hot, reallyHot
-    static func fromTemperature(_ celsius: Float) -> TemperatureRating {
-        switch celsius {
-        case ..<0: .freezing
-        case ..<5: .reallyCold
-        case ..<15: .cold
-        case ..<25: .warm
-        case ..<35: .hot
-        default: .reallyHot
-        }
-    }
-}
-"""
-PROCESSOR_HEAD = """\
-final class TemperatureProcessor: EventThread, @unchecked Sendable {  // state below is lock-protected
-    @ThreadSafeSemaphore public var temperatureInCelsius: Float = Float.zero
-    @ThreadSafeSemaphore public var temperatureRating: TemperatureRating = .freezing
-
-    override func registerEventListeners() {
-        addEventCallback(onTemperatureEvent, forEventType: TemperatureEvent.self)
-    }
-
-    func onTemperatureEvent(_ event: TemperatureEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
-        temperatureInCelsius = event.temperatureInCelsius
-        temperatureRating = TemperatureRating.fromTemperature(event.temperatureInCelsius)
-"""
-PROCESSOR_TAIL = """\
-    }
-}
-"""
+TEMPERATURE_RATING = from_readme("enum TemperatureRating: String, Sendable {")
+PROCESSOR_HEAD = from_readme(
+    "final class TemperatureProcessor: EventThread, @unchecked Sendable {  // state below is lock-protected",
+    "        temperatureRating = TemperatureRating.fromTemperature(event.temperatureInCelsius)")
+PROCESSOR_TAIL = "    }\n}\n"
 TEMPERATURE_PROCESSOR = TEMPERATURE_EVENT + TEMPERATURE_RATING + PROCESSOR_HEAD + PROCESSOR_TAIL
 
 # The README's TemperatureRatingEvent (its "inside onTemperatureEvent:" block).
-RATING_EVENT = """\
-struct TemperatureRatingEvent: Eventable {
-    var temperatureInCelsius: Float
-    var temperatureRating: TemperatureRating
-}
-"""
+RATING_EVENT = from_readme("struct TemperatureRatingEvent: Eventable {")
 
 # The README's TemperatureRatingViewModel block, in two parts so that a method can go between.
-VIEW_MODEL_HEAD = """\
-@MainActor
-final class TemperatureRatingViewModel {
-    var temperatureInCelsius: Float = 0
-    var temperatureRating: TemperatureRating = .freezing
-    var listenerHandle: EventListenerHandling?
-
-    init() {
-        listenerHandle = TemperatureRatingEvent.addListener(self, TemperatureRatingViewModel.onTemperatureRatingEvent)
-    }
-
-"""
-VIEW_MODEL_TAIL = """\
-    func onTemperatureRatingEvent(_ event: TemperatureRatingEvent, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
-        temperatureInCelsius = event.temperatureInCelsius
-        temperatureRating = event.temperatureRating
-    }
-}
-"""
+_VIEW_MODEL = from_readme("final class TemperatureRatingViewModel {")
+_VIEW_MODEL_SPLIT = _VIEW_MODEL.index("    func onTemperatureRatingEvent(")
+VIEW_MODEL_HEAD = _VIEW_MODEL[:_VIEW_MODEL_SPLIT]
+VIEW_MODEL_TAIL = _VIEW_MODEL[_VIEW_MODEL_SPLIT:]
 
 # What the error-handler blocks call.
 ERROR_HANDLER_CALLS = """\
