@@ -151,6 +151,26 @@ if options.wants("S3") {
     printComparison(title: "\(title): max", unit: "µs", direction: .lowerIsBetter, results: maximum, scale: 1e3)
 }
 
+// Opt-in (`--only S3P`): S3's ping-pong in this process, with where the handler ran
+// (``measurePlacement(_:pings:)``): a contender whose handler shares the producer's core pays two
+// context switches per ping, which S3's p50 shows but does not explain.
+if options.only?.contains("S3P") == true {
+    let title = "S3P: S3 in this process, with where the handler ran"
+    var p50: [(any Contender, Samples)] = asynchronous.map { ($0, Samples()) }
+    var sameCPU: [(any Contender, Samples)] = asynchronous.map { ($0, Samples()) }
+    for _ in 0..<options.runs {
+        for (index, contender) in asynchronous.enumerated() {
+            let (latency, share) = measurePlacement(contender, pings: Config.pings)
+            p50[index].1.values.append(latency)
+            sameCPU[index].1.values.append(share)
+        }
+    }
+    printComparison(title: "\(title): p50", unit: "µs", direction: .lowerIsBetter, results: p50, ratios: false)
+    printComparison(
+        title: "\(title): share of pings whose handler ran on the producer's CPU", unit: "share",
+        direction: .lowerIsBetter, results: sameCPU, ratios: false)
+}
+
 if options.wants("S4") {
     let routed = allContenders.filter { $0.routesByType || $0.kind == .floor }
     // Each run measures S4 and then S1 again for the same contender, back to back, so that the
