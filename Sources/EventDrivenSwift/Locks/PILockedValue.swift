@@ -37,9 +37,11 @@ final class _PILockedValue<Value: ~Copyable> {
     init(_ value: consuming Value) {
         self.value = value
         #if canImport(Darwin)
+            // Owned by this object, freed in deinit: the lock must not move while taken.
             lock = .allocate(capacity: 1)
             lock.initialize(to: os_unfair_lock())
         #else
+            // Owned by this object, freed in deinit: the kernel keys waiters by the word's address.
             word = .allocate(capacity: 1)
             word.initialize(to: Atomic(0))
         #endif
@@ -95,6 +97,7 @@ final class _PILockedValue<Value: ~Copyable> {
                     return
                 }
             }
+            // Valid: `Atomic<UInt32>` is laid out as a `UInt32`, and the lock's owner keeps `word` allocated.
             let result = c_eds_futex_lock_pi(UnsafeMutableRawPointer(word).assumingMemoryBound(to: UInt32.self))
             precondition(result == 0, "EventDrivenSwift: a lock of the bus was taken twice by one thread")
             // The kernel made this thread the owner; this load is the acquire that pairs with
@@ -110,6 +113,7 @@ final class _PILockedValue<Value: ~Copyable> {
         static func unlockWaking(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
             // Changes nothing; it is the release the next owner's acquire pairs with.
             _ = word.pointee.wrappingAdd(0, ordering: .releasing)
+            // Valid: as in `lockWaiting`; the word is a `UInt32` that outlives every holder.
             c_eds_futex_unlock_pi(UnsafeMutableRawPointer(word).assumingMemoryBound(to: UInt32.self))
         }
     }

@@ -37,6 +37,7 @@ final class _Route: Sendable {
                 groups.append([subscription])
             }
         }
+        // Unretained: `subscriptions` holds each one for as long as this route exists.
         self.unretained = groups.joined().map { Unmanaged.passUnretained($0) }
         var runs: [Range<Int>] = []
         var start = 0
@@ -111,10 +112,12 @@ final class _PublishedRoutes: @unchecked Sendable {
     private let current: Atomic<UInt>
 
     init() {
+        // Retained by this object through the address; released when replaced (`publish`) or in deinit.
         current = Atomic(UInt(bitPattern: Unmanaged.passRetained(_RouteTable<_Route>()).toOpaque()))
     }
 
     deinit {
+        // The retain that init or the last `publish` took.
         Unmanaged<_RouteTable<_Route>>.fromOpaque(table).release()
     }
 
@@ -125,6 +128,7 @@ final class _PublishedRoutes: @unchecked Sendable {
     /// The route of `key`, unretained (the table holds it, and the table outlives a dispatch that
     /// is counted in flight); `nil` when there is none.
     func route(for key: ObjectIdentifier) -> Unmanaged<_Route>? {
+        // Unretained: a replaced table is released only once no dispatch counted in flight can read it.
         let table = Unmanaged<_RouteTable<_Route>>.fromOpaque(
             UnsafeRawPointer(bitPattern: current.load(ordering: .sequentiallyConsistent)).unsafelyUnwrapped)
         return table._withUnsafeGuaranteedRef { $0.unretainedRoute(for: key) }
@@ -132,6 +136,7 @@ final class _PublishedRoutes: @unchecked Sendable {
 
     /// The current table, retained; for the registry's writers and slow readers.
     var routes: _RouteTable<_Route> {
+        // Retained here for the caller; the current table is held by this object.
         Unmanaged<_RouteTable<_Route>>.fromOpaque(table).takeUnretainedValue()
     }
 
@@ -139,6 +144,7 @@ final class _PublishedRoutes: @unchecked Sendable {
     /// caller retires (``_DispatchesInFlight/retire(_:)``) once the registry lock is released.
     /// Called under the registry lock, so publications never race.
     func publish(_ table: _RouteTable<_Route>) -> _RouteTable<_Route> {
+        // The new table's retain passes to this object; the replaced one's to the caller, who retires it.
         let replaced = current.exchange(
             UInt(bitPattern: Unmanaged.passRetained(table).toOpaque()), ordering: .sequentiallyConsistent)
         return Unmanaged<_RouteTable<_Route>>.fromOpaque(UnsafeRawPointer(bitPattern: replaced).unsafelyUnwrapped)
@@ -167,6 +173,7 @@ final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
 
     init() {
         capacity = 16
+        // Owned by the table and freed in deinit (or by the next `grow`).
         keys = .allocate(capacity: capacity)
         keys.initialize(repeating: 0, count: capacity)
         routes = .allocate(capacity: capacity)
@@ -218,6 +225,7 @@ final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
         var slot = home(of: raw)
         while true {
             let found = keys[slot]
+            // Unretained: the table holds the route, and a published table never changes (see the type's notes).
             if found == raw { return routes[slot].unsafelyUnwrapped._withUnsafeGuaranteedRef(body) }
             if found == 0 { return nil }
             slot = (slot &+ 1) & (capacity &- 1)
@@ -240,6 +248,7 @@ final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
         while keys[slot] != 0 {
             if keys[slot] == raw {
                 let old = routes[slot]
+                // The table's one strong reference per route, released on replacement, removal or deinit.
                 routes[slot] = .passRetained(route)
                 old?.release()
                 return
@@ -247,6 +256,7 @@ final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
             slot = (slot + 1) & (capacity - 1)
         }
         keys[slot] = raw
+        // As above.
         routes[slot] = .passRetained(route)
         count += 1
         if count * 2 > capacity { grow() }
@@ -284,6 +294,7 @@ final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
         let oldRoutes = routes
         let oldCapacity = capacity
         capacity *= 2
+        // The larger arrays, owned by the table; the old ones are freed below, their retains moved.
         keys = .allocate(capacity: capacity)
         keys.initialize(repeating: 0, count: capacity)
         routes = .allocate(capacity: capacity)

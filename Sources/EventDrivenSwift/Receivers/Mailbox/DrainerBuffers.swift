@@ -46,6 +46,7 @@ struct _DrainerLanes: ~Copyable {
     let capacities: UnsafeMutablePointer<Int>
 
     init() {
+        // Owned by the drainer's lanes and freed in deinit; only the drainer touches them.
         storage = .allocate(capacity: Self.laneCount)
         counts = .allocate(capacity: Self.laneCount)
         capacities = .allocate(capacity: Self.laneCount)
@@ -75,6 +76,7 @@ struct _DrainerLanes: ~Copyable {
     @inline(never)
     mutating func grow(_ lane: Int) {
         let capacity = capacities[lane] * 2
+        // Replaces the lane's buffer, freed just below; owned by the lanes from here on.
         let grown = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
         grown.initialize(from: storage[lane], count: counts[lane])
         storage[lane].deallocate()
@@ -111,6 +113,7 @@ struct _DrainerHolds: ~Copyable {
 
     @inline(never)
     mutating func grow() {
+        // Replaces the holds' buffer, freed just below; each hold in it is a retain this buffer owns.
         let grown = UnsafeMutablePointer<Unmanaged<AnyObject>>.allocate(capacity: capacity * 2)
         grown.initialize(from: storage, count: count)
         storage.deallocate()

@@ -37,6 +37,7 @@ extension _Mailbox {
         let lane = (stacked ? 0 : 5) + UInt32(envelope.metadata.priority.rawValue)
         var (head, tail, deliveries): (UInt32, UInt32, Int) = (0, 0, 0)
         route.forEach(in: run) { subscription in
+            // Retained for the node; released by the drainer once the delivery ran, or just below if no node is free.
             let hold = Unmanaged.passRetained(subscription)
             guard let (node, link) = nodes.take(storing: .delivery(envelope, hold)) else {
                 hold.release()

@@ -323,6 +323,7 @@ extension _MailboxNodes {
         let offset = position - (firstChunkSize << chunk)
         var address = chunks[chunk].load(ordering: .acquiring)
         if address == 0 { address = UInt(bitPattern: allocate(chunk)) }
+        // Valid: a published chunk lives as long as the mailbox; its links and items were bound when it was made.
         let base = UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped
         return (
             base.assumingMemoryBound(to: Atomic<UInt64>.self) + offset,

@@ -45,6 +45,7 @@ final class _MailboxNodes: @unchecked Sendable {
     private static var chunkCount: Int { 27 }
 
     init() {
+        // Owned by the node storage and freed in deinit, after the mailbox moved every item out.
         chunks = .allocate(capacity: Self.chunkCount)
         itemOffsets = .allocate(capacity: Self.chunkCount)
         for chunk in 0..<Self.chunkCount {
@@ -60,6 +61,7 @@ final class _MailboxNodes: @unchecked Sendable {
             guard address != 0 else { continue }
             let base = UnsafeMutableRawPointer(bitPattern: address).unsafelyUnwrapped
             let size = firstChunkSize << chunk
+            // Valid: `allocate(_:)` bound the chunk's links to `Atomic<UInt64>`; nothing uses the chunk any more.
             base.assumingMemoryBound(to: Atomic<UInt64>.self).deinitialize(count: size)
             base.deallocate()
         }
@@ -86,15 +88,18 @@ extension _MailboxNodes {
     @inline(never)
     func allocate(_ chunk: Int) -> UnsafeMutableRawPointer {
         let size = firstChunkSize << chunk
+        // Owned by `chunks` once published, freed in deinit; a chunk is never freed while the mailbox lives.
         let base = UnsafeMutableRawPointer.allocate(
             byteCount: Self.chunkByteCount(size), alignment: max(16, MemoryLayout<_MailboxItem>.alignment))
         base.bindMemory(to: Atomic<UInt64>.self, capacity: size)
         for index in 0..<size {
+            // Valid: bound to `Atomic<UInt64>` on the line above, for the `size` links.
             (base.assumingMemoryBound(to: Atomic<UInt64>.self) + index).initialize(to: Atomic(0))
         }
         let (won, existing) = chunks[chunk].compareExchange(
             expected: 0, desired: UInt(bitPattern: base), ordering: .acquiringAndReleasing)
         if won { return base }
+        // Valid: bound and initialized above; this chunk lost the race and was never published.
         base.assumingMemoryBound(to: Atomic<UInt64>.self).deinitialize(count: size)
         base.deallocate()
         return UnsafeMutableRawPointer(bitPattern: existing).unsafelyUnwrapped

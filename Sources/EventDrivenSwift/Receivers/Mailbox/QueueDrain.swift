@@ -114,9 +114,9 @@ final class _QueueDrain: Sendable {
 
         func run() {
             watch?.started(ticket.load(ordering: .acquiring))
+            // Unretained: the retain that ``start(_:for:)`` took holds the mailbox until the drain ends.
             let hold = Unmanaged<_Mailbox>.fromOpaque(
                 UnsafeRawPointer(bitPattern: mailbox.load(ordering: .acquiring)).unsafelyUnwrapped)
-            // Unretained: the retain that ``start(_:for:)`` took holds the mailbox until the drain ends.
             hold._withUnsafeGuaranteedRef { mailbox in
                 // Like a mailbox thread, the drain names its mailbox as the current receiver, so a
                 // `.requesterThread` listener registered from a handler delivers on this context.
