@@ -34,6 +34,8 @@ struct ErrorCodeTests {
         .mailboxFull(receiver: "EventThread(Charger)", eventType: "Payment"),
         .catchAllSubscription(api: "listen"),
         .synchronousDepthExceeded(bus: "orders", eventType: "Payment", receiver: "a synchronous listener", limit: 64),
+        .customFilterIsolation(eventType: "Payment"),
+        .customFilterEventType(eventType: "Payment", filterEventType: "Refund"),
     ]
 
     /// What a user's error handler looks like: a `switch` over the code, with a `default` for
@@ -64,7 +66,7 @@ struct ErrorCodeTests {
         #expect(errors.map(Self.advice(for:)) == ["log", "stop"])
         #expect(
             Self.oneOfEach.map(Self.advice(for:)) == [
-                "log", "log", "log", "stop", "log", "retry", "slow down", "log", "log",
+                "log", "log", "log", "stop", "log", "retry", "slow down", "log", "log", "log", "log",
             ])
     }
 
@@ -105,7 +107,7 @@ struct ErrorCodeTests {
             default: "-"
             }
         }
-        #expect(matched == ["-", "-", "-", "-", "-", "handlerFailed", "mailboxFull", "-", "-"])
+        #expect(matched == ["-", "-", "-", "-", "-", "handlerFailed", "mailboxFull", "-", "-", "-", "-"])
         #expect(!(EventDrivenError.Code.mailboxFull ~= Declined(amount: 1)), "another type of error never matches")
     }
 
@@ -117,6 +119,7 @@ struct ErrorCodeTests {
             codes.map(\.description) == [
                 "nilOwner", "missingCustomFilter", "negativeMaximumAge", "busShutDown", "threadCancelled",
                 "handlerFailed", "mailboxFull", "catchAllSubscription", "synchronousDepthExceeded",
+                "customFilterIsolation", "customFilterEventType",
             ])
         let sentences = Self.oneOfEach.map(\.description)
         #expect(sentences.allSatisfy { !$0.isEmpty })
@@ -124,6 +127,7 @@ struct ErrorCodeTests {
         #expect(sentences[2].contains("-1 ns"))
         #expect(sentences[5].contains("declined 1") && sentences[5].contains("Payment"))
         #expect(sentences[8].contains("64 deep"))
+        #expect(sentences[10].contains("Refund"))
     }
 
     @Test("== compares the code and the values; events by type, underlying errors by type and description")
@@ -150,6 +154,9 @@ struct ErrorCodeTests {
             "and the metadata")
         #expect(failed(1, 1).hashValue == failed(2, 1).hashValue)
         #expect(Set(Self.oneOfEach + Self.oneOfEach).count == Self.oneOfEach.count)
+        #expect(
+            EventDrivenError.customFilterEventType(eventType: "A", filterEventType: "B")
+                != .customFilterEventType(eventType: "A", filterEventType: "C"), "the filter's type too")
         #expect(Set([failed(1, 1), failed(2, 1), failed(1, 2)]).count == 2)
     }
 

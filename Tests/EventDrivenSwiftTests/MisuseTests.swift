@@ -46,6 +46,56 @@ struct MisuseTests {
         #expect(errors.count == 1)
     }
 
+    @Test("L6: .youngerThan with a negative Duration registers nothing and reports .negativeMaximumAge")
+    func negativeAgeNativeForm() {
+        let bus = EventBus(label: "misuse-age-native")
+        let errors = coreCollectErrors(on: bus)
+        let handle = bus.listen(Misfire.self, executeOn: .synchronous, interestedIn: .youngerThan(.seconds(-1))) {
+            _, _ in
+        }
+        #expect(
+            handle.registrationError
+                == .negativeMaximumAge(eventType: String(reflecting: Misfire.self), maximumAge: -1_000_000_000))
+        #expect(!handle.isActive)
+        #expect(bus.subscriberCount(for: Misfire.self) == 0)
+        #expect(errors.count == 1)
+        let unlimited = bus.listen(Misfire.self, executeOn: .synchronous, interestedIn: .youngerThan(.zero)) { _, _ in }
+        #expect(unlimited.registrationError == nil, "zero means no limit")
+        unlimited.cancel()
+    }
+
+    @Test("L7: a .custom filter for another event type registers nothing and reports .customFilterEventType")
+    func customFilterOfAnotherType() {
+        let bus = EventBus(label: "misuse-custom-type")
+        let errors = coreCollectErrors(on: bus)
+        let handle = bus.listen(
+            Misfire.self, executeOn: .synchronous, interestedIn: .custom { (_: OtherMisfire, _) in true }
+        ) { _, _ in }
+        #expect(
+            handle.registrationError
+                == .customFilterEventType(
+                    eventType: String(reflecting: Misfire.self), filterEventType: String(reflecting: OtherMisfire.self)))
+        #expect(!handle.isActive)
+        #expect(bus.subscriberCount(for: Misfire.self) == 0)
+        #expect(errors.count == 1)
+    }
+
+    @Test("L7: a .custom filter for a superclass of the listener's event class filters as written")
+    func customFilterOfASuperclass() async {
+        let bus = EventBus(label: "misuse-custom-superclass")
+        let seen = CoreCounter()
+        let handle = bus.listen(
+            Reading.self, executeOn: .synchronous,
+            interestedIn: .custom { (event: Measurement, _) in event.value > 10 }
+        ) { _, _ in seen.increment() }
+        #expect(handle.registrationError == nil)
+        for value in [5, 15, 25] { Reading(value: value).queue(on: bus) }
+        await bus.drain()
+        #expect(seen.count == 2)
+        #expect(bus.statistics.filtered == 1)
+        handle.cancel()
+    }
+
     @Test("T4: addEventCallback after cancel() registers nothing and reports .threadCancelled")
     func callbackAfterCancel() {
         let bus = EventBus(label: "misuse-cancelled")
@@ -86,6 +136,14 @@ struct MisuseTests {
 
 extension MisuseTests {
     struct Misfire: Eventable {}
+    struct OtherMisfire: Eventable {}
+
+    /// An event class with a subclass: a filter may be written for the superclass.
+    class Measurement: Eventable, @unchecked Sendable {  // immutable: one `let`
+        let value: Int
+        init(value: Int) { self.value = value }
+    }
+    final class Reading: Measurement, @unchecked Sendable {}  // immutable: its superclass's `let`
 
     final class MisuseOwner: Sendable {}
 }

@@ -10,4 +10,15 @@ extension Duration {
         let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? .max : whole &+ UInt64(attoseconds / 1_000_000_000)
     }
+
+    /// The duration in whole nanoseconds, rounded toward zero and clamped to `Int64`'s range:
+    /// what `youngerThan(_:)` checks, negative durations included.
+    var _clampedNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        if overflowAgain { return seconds < 0 ? .min : .max }
+        return total
+    }
 }

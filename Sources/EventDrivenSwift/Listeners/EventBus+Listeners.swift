@@ -121,14 +121,21 @@ extension EventBus {
         case .latestOnly:
             interest = .latestOnly(registry.withLock { $0.tracker(for: ObjectIdentifier(type)) })
         case .youngerThan(let nanoseconds?):
-            interest = .youngerThan(nanoseconds: nanoseconds)
+            guard nanoseconds >= 0 else {
+                return failedRegistration(.negativeMaximumAge(eventType: typeName, maximumAge: nanoseconds))
+            }
+            interest = .youngerThan(nanoseconds: UInt64(nanoseconds))
         case .youngerThan(nil):
             guard maximumAge >= 0 else {
                 return failedRegistration(.negativeMaximumAge(eventType: typeName, maximumAge: maximumAge))
             }
             interest = .youngerThan(nanoseconds: UInt64(maximumAge))
-        case .custom(let accepts?):
-            interest = .custom(_EventFilter(accepts: accepts))
+        case .custom(let filter?):
+            guard filter.takes(type) else {
+                return failedRegistration(
+                    .customFilterEventType(eventType: typeName, filterEventType: filter.eventTypeName))
+            }
+            interest = .custom(_EventFilter(accepts: filter.accepts))
         case .custom(nil):
             guard let customFilter else { return failedRegistration(.missingCustomFilter(eventType: typeName)) }
             filterIsolation = customFilter.isolation

@@ -16,10 +16,22 @@ public struct EventListenerInterest: Sendable, CaseIterable {
     enum Kind: Sendable {
         case all
         case latestOnly
-        /// An age limit in nanoseconds; `nil` reads it from `maximumAge:`.
-        case youngerThan(UInt64?)
+        /// An age limit in nanoseconds (a negative one is refused at registration); `nil` reads
+        /// it from `maximumAge:`.
+        case youngerThan(Int64?)
         /// A filter; `nil` reads it from `customFilter:`.
-        case custom((@Sendable (any Eventable, EventMetadata) -> Bool)?)
+        case custom(CustomFilter?)
+    }
+
+    /// A filter of ``custom(_:)``, with the type of the events it was written for.
+    struct CustomFilter: Sendable {
+        /// The name of the type the filter takes (`String(reflecting:)`), for errors.
+        let eventTypeName: String
+        /// Whether the events of a listener for `type` are events the filter takes (`type` is
+        /// its type, or a subclass of it).
+        let takes: @Sendable (any Eventable.Type) -> Bool
+        /// The filter, for an event the listener was given.
+        let accepts: @Sendable (any Eventable, EventMetadata) -> Bool
     }
 
     let kind: Kind
@@ -41,23 +53,30 @@ public struct EventListenerInterest: Sendable, CaseIterable {
     public static let allCases: [EventListenerInterest] = [.all, .latestOnly, .youngerThan, .custom]
 
     /// Only events younger than `age` when the callback would run; older ones are counted as
-    /// expired. A zero or negative `age` means no limit.
+    /// expired. A zero `age` means no limit; a negative one is misuse, as a negative `maximumAge`
+    /// is: the listener is not registered and the registration reports
+    /// ``EventDrivenError/Code/negativeMaximumAge``.
     public static func youngerThan(_ age: Duration) -> EventListenerInterest {
-        EventListenerInterest(kind: .youngerThan(age._nonnegativeNanoseconds))
+        EventListenerInterest(kind: .youngerThan(age._clampedNanoseconds))
     }
 
     /// Only events for which `accepts` returns `true`; declined ones are counted as filtered.
     /// `accepts` runs where the callback runs, just before it.
     ///
-    /// Name the event type in the closure (`{ (reading: Reading, metadata) in … }`); an event of
-    /// another type than the listener's is declined.
+    /// Name the event type in the closure (`{ (reading: Reading, metadata) in … }`). A filter
+    /// written for another type than the listener's (one its events are not, such as a
+    /// superclass) would decline every event: the listener is not registered and the
+    /// registration reports ``EventDrivenError/Code/customFilterEventType``.
     public static func custom<E: Eventable>(
         _ accepts: @escaping @Sendable (E, EventMetadata) -> Bool
     ) -> EventListenerInterest {
         EventListenerInterest(
-            kind: .custom { event, metadata in
-                guard let event = event as? E else { return false }
-                return accepts(event, metadata)
-            })
+            kind: .custom(
+                CustomFilter(
+                    eventTypeName: String(reflecting: E.self), takes: { $0 is E.Type },
+                    accepts: { event, metadata in
+                        guard let event = event as? E else { return false }
+                        return accepts(event, metadata)
+                    })))
     }
 }

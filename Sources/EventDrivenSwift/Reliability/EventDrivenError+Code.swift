@@ -18,6 +18,7 @@ extension EventDrivenError {
             case nilOwner
             case missingCustomFilter
             case customFilterIsolation
+            case customFilterEventType
             case negativeMaximumAge
             case busShutDown
             case threadCancelled
@@ -45,6 +46,12 @@ extension EventDrivenError {
         /// listener that does not run on that actor, where the filter runs; the listener was not
         /// registered. The error's ``EventDrivenError/eventType`` says for which type.
         public static let customFilterIsolation = Code(.customFilterIsolation)
+
+        /// `interestedIn: .custom { (event: X, metadata) in … }` was given a filter for a type
+        /// `X` that the listener's events are not (another event type), which would decline
+        /// every event; the listener was not registered. The error carries
+        /// ``EventDrivenError/eventType`` (the listener's) and ``EventDrivenError/filterEventType``.
+        public static let customFilterEventType = Code(.customFilterEventType)
 
         /// `maximumAge` was negative; the listener was not registered. The error carries
         /// ``EventDrivenError/eventType`` and ``EventDrivenError/maximumAge``.

@@ -49,6 +49,8 @@ public struct EventDrivenError: Error, Sendable, Hashable, CustomStringConvertib
     public let limit: Int?
     /// The `maximumAge` given, in nanoseconds (``Code/negativeMaximumAge``).
     public let maximumAge: Int64?
+    /// The type a `.custom` filter was written for (``Code/customFilterEventType``).
+    public let filterEventType: String?
     /// The event the handler was given (``Code/handlerFailed``).
     public let event: (any Eventable)?
     /// How the event was dispatched (``Code/handlerFailed``).
@@ -59,7 +61,7 @@ public struct EventDrivenError: Error, Sendable, Hashable, CustomStringConvertib
     init(
         _ code: Code, eventType: String? = nil, bus: String? = nil, receiver: String? = nil,
         thread: String? = nil, api: String? = nil, limit: Int? = nil, maximumAge: Int64? = nil,
-        event: (any Eventable)? = nil, metadata: EventMetadata? = nil, underlyingError: (any Error)? = nil
+        filterEventType: String? = nil, event: (any Eventable)? = nil, metadata: EventMetadata? = nil, underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.eventType = eventType
@@ -69,6 +71,7 @@ public struct EventDrivenError: Error, Sendable, Hashable, CustomStringConvertib
         self.api = api
         self.limit = limit
         self.maximumAge = maximumAge
+        self.filterEventType = filterEventType
         self.event = event
         self.metadata = metadata
         self.underlyingError = underlyingError
@@ -88,6 +91,9 @@ public struct EventDrivenError: Error, Sendable, Hashable, CustomStringConvertib
         case .customFilterIsolation:
             return "addListener for \(type) was given a customFilter isolated to an actor that the listener "
                 + "does not run on (the filter runs where the listener does); the listener was not registered"
+        case .customFilterEventType:
+            return "addListener for \(type) was given a .custom filter for \(filterEventType ?? "another type"), "
+                + "which would decline every event; the listener was not registered"
         case .negativeMaximumAge:
             return "addListener for \(type) was given a negative maximumAge (\(maximumAge ?? 0) ns); "
                 + "the listener was not registered"
@@ -115,7 +121,8 @@ public struct EventDrivenError: Error, Sendable, Hashable, CustomStringConvertib
     public static func == (lhs: EventDrivenError, rhs: EventDrivenError) -> Bool {
         lhs.code == rhs.code && lhs.eventType == rhs.eventType && lhs.bus == rhs.bus
             && lhs.receiver == rhs.receiver && lhs.thread == rhs.thread && lhs.api == rhs.api
-            && lhs.limit == rhs.limit && lhs.maximumAge == rhs.maximumAge && lhs.metadata == rhs.metadata
+            && lhs.limit == rhs.limit && lhs.maximumAge == rhs.maximumAge
+            && lhs.filterEventType == rhs.filterEventType && lhs.metadata == rhs.metadata
             && lhs.underlyingIdentity == rhs.underlyingIdentity
     }
 
@@ -129,6 +136,7 @@ public struct EventDrivenError: Error, Sendable, Hashable, CustomStringConvertib
         hasher.combine(api)
         hasher.combine(limit)
         hasher.combine(maximumAge)
+        hasher.combine(filterEventType)
         hasher.combine(underlyingIdentity)
     }
 
@@ -153,6 +161,12 @@ extension EventDrivenError {
     /// that the listener does not run on.
     public static func customFilterIsolation(eventType: String) -> EventDrivenError {
         EventDrivenError(.customFilterIsolation, eventType: eventType)
+    }
+
+    /// ``Code/customFilterEventType``: the `.custom` filter given to a listener for `eventType`
+    /// takes `filterEventType`, which the listener's events are not.
+    public static func customFilterEventType(eventType: String, filterEventType: String) -> EventDrivenError {
+        EventDrivenError(.customFilterEventType, eventType: eventType, filterEventType: filterEventType)
     }
 
     /// ``Code/negativeMaximumAge``: `maximumAge` (in nanoseconds) for `eventType` was negative.
