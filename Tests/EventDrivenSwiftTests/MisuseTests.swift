@@ -74,7 +74,8 @@ struct MisuseTests {
         #expect(
             handle.registrationError
                 == .customFilterEventType(
-                    eventType: String(reflecting: Misfire.self), filterEventType: String(reflecting: OtherMisfire.self)))
+                    eventType: String(reflecting: Misfire.self), filterEventType: String(reflecting: OtherMisfire.self))
+        )
         #expect(!handle.isActive)
         #expect(bus.subscriberCount(for: Misfire.self) == 0)
         #expect(errors.count == 1)

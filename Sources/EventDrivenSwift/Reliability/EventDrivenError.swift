@@ -61,7 +61,8 @@ public struct EventDrivenError: Error, Sendable, Hashable, CustomStringConvertib
     init(
         _ code: Code, eventType: String? = nil, bus: String? = nil, receiver: String? = nil,
         thread: String? = nil, api: String? = nil, limit: Int? = nil, maximumAge: Int64? = nil,
-        filterEventType: String? = nil, event: (any Eventable)? = nil, metadata: EventMetadata? = nil, underlyingError: (any Error)? = nil
+        filterEventType: String? = nil, event: (any Eventable)? = nil, metadata: EventMetadata? = nil,
+        underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.eventType = eventType
