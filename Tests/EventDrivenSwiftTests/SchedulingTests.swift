@@ -94,6 +94,34 @@ struct SchedulingTests {
         #expect(!cancelled.hasFired)
         handle.cancel()
     }
+
+    @Test("R5: scheduling on a bus that has shut down is refused, counted and reported, as a dispatch is")
+    func scheduleAfterShutdown() async {
+        let bus = EventBus(label: "S2-after-shutdown")
+        let errors = coreCollectErrors(on: bus)
+        await bus.shutdown()
+        let handle = Alarm(name: "late").schedule(after: .seconds(60), on: bus)
+        #expect(handle.isCancelled && !handle.hasFired)
+        #expect(bus.statistics.rejected == 1)
+        #expect(errors.values == [.busShutDown(bus: "S2-after-shutdown", eventType: String(reflecting: Alarm.self))])
+    }
+
+    @Test("S1: events due at the same time fire in the order they were scheduled")
+    func sameDueTimeInScheduledOrder() async {
+        let bus = EventBus(label: "S1-same-time")
+        let names = CoreRecorder<String>()
+        let arrived = DispatchSemaphore(value: 0)
+        let count = 20
+        let handle = bus.listen(Alarm.self, executeOn: .synchronous) { event, _ in
+            names.append(event.name)
+            if names.count == count { arrived.signal() }
+        }
+        let due = DispatchTime.now() + .milliseconds(50)
+        for index in 0..<count { Alarm(name: "\(index)").scheduleQueue(at: due, on: bus) }
+        await coreWait(arrived)
+        #expect(names.values == (0..<count).map { "\($0)" })
+        handle.cancel()
+    }
 }
 
 extension SchedulingTests {

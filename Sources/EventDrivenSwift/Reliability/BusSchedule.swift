@@ -15,7 +15,9 @@ final class _BusSchedule: Sendable {
     private let state = LockedValue(State())
 
     /// Remembers `handle`; cancels it at once if the bus has already shut down.
-    func track(_ handle: ScheduledEventHandle) {
+    /// - Returns: `true` when this call cancelled it (the bus had shut down and it had not fired):
+    ///   the caller reports the refusal.
+    func track(_ handle: ScheduledEventHandle) -> Bool {
         let isClosed = state.withLock { state in
             guard !state.isClosed else { return true }
             state.handles[ObjectIdentifier(handle)] = handle
@@ -25,7 +27,7 @@ final class _BusSchedule: Sendable {
             }
             return false
         }
-        if isClosed { handle.cancel() }
+        return isClosed && handle.cancelIfPending()
     }
 
     /// Cancels every pending dispatch and every later one.

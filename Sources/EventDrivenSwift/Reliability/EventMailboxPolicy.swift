@@ -41,7 +41,8 @@ public enum EventMailboxPolicy: Sendable, Hashable {
 /// ``EventThread/droppedEventCount``, and posted as a dead letter (``DeadLetter/Reason/dropped``).
 public enum EventOverflowPolicy: Sendable, Hashable {
     /// The producer waits until the receiver takes its pending events, or until `timeout` has
-    /// passed (`nil`: no limit), after which the event is dropped. A producer that is the
+    /// passed (`nil`: no limit), after which the event is dropped. A zero or negative `timeout`
+    /// does not wait: a full mailbox drops the event at once. A producer that is the
     /// receiver itself (a handler dispatching to its own thread, or to its own pool, whose threads
     /// may be waiting for each other) never waits: its event is accepted over capacity, so that
     /// D5 holds; nor does main-queue code dispatching to a

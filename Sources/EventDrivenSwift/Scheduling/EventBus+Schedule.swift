@@ -16,6 +16,9 @@ extension EventBus {
     /// scheduled. The `ServiceContext` current here is current again when the event is
     /// dispatched, so its handlers and interceptors see it as for an event dispatched now (see
     /// ``propagatesServiceContext``).
+    /// On a bus that has shut down, the event is refused as a dispatch is (counted in
+    /// ``EventBusStatistics/rejected``, reported as ``EventDrivenError/Code/busShutDown``) and
+    /// the handle is cancelled. Events due at the same time fire in the order they were scheduled.
     /// - Returns: A handle that cancels the dispatch while it is pending.
     @discardableResult
     public func schedule<E: Eventable>(
@@ -31,7 +34,15 @@ extension EventBus {
                         priority: priority, method: method, dispatchTime: time, scheduledTime: scheduledAt))
             }
         }
-        scheduledEvents.track(handle)
+        if scheduledEvents.track(handle) {
+            // The bus had shut down: refused as a dispatch is (counted, reported), and cancelled.
+            reject(
+                _EventEnvelope(
+                    event: event,
+                    metadata: EventMetadata(
+                        priority: priority, method: method, dispatchTime: time, scheduledTime: scheduledAt),
+                    annotation: nil))
+        }
         return handle
     }
 }
