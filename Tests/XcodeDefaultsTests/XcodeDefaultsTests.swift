@@ -69,6 +69,22 @@ final class Dashboard {
     }
 }
 
+// 5.2's README form, as such an app writes it: a bound method with `executeOn: .listenerThread`.
+// The method is main-actor isolated (the default), so it runs on the main actor whatever
+// `executeOn` says, the only place the model's state may be touched.
+final class LegacyReadingViewModel {
+    var temperatures: [Double] = []
+    var listenerHandle: EventListenerHandle?
+
+    init(bus: EventBus) {
+        listenerHandle = Reading.addListener(self, onReading, executeOn: .listenerThread, on: bus)
+    }
+
+    func onReading(_ event: Reading, _ priority: EventPriority, _ dispatchTime: DispatchTime) {
+        temperatures.append(event.celsius)
+    }
+}
+
 // A value crossing isolation says `nonisolated`: otherwise its `Equatable` conformance is inferred
 // main-actor isolated, and a state's value must be usable anywhere.
 nonisolated struct PlayerInfo: Equatable, Sendable {
@@ -109,6 +125,17 @@ struct XcodeDefaultsTests {
         Reading(celsius: 21.5).queue(on: bus)
         await bus.drain()
         #expect(model.celsius == 21.5)
+    }
+
+    @Test("5.2's bound method with executeOn: .listenerThread runs on the main actor, in order")
+    func legacyViewModel() async {
+        let bus = EventBus(label: "xcode-legacy-model")
+        let model = LegacyReadingViewModel(bus: bus)
+        for value in [1.0, 2.0, 3.0] { Reading(celsius: value).queue(on: bus) }
+        await bus.drain()
+        #expect(model.listenerHandle?.registrationError == nil)
+        #expect(model.temperatures == [1.0, 2.0, 3.0])
+        model.listenerHandle?.cancel()
     }
 
     @Test("a stream consumed in a task, as in a SwiftUI .task")
