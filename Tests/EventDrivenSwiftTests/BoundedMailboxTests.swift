@@ -49,6 +49,36 @@ struct BoundedMailboxTests {
         }
     }
 
+    final class NotWaiting: Receiver, @unchecked Sendable {  // inherits Receiver's thread-safe state
+        override class var mailboxPolicy: EventMailboxPolicy {
+            .bounded(capacity: 1, whenFull: .blockProducer(timeout: .zero))
+        }
+    }
+    final class NotWaitingNegative: Receiver, @unchecked Sendable {  // inherits Receiver's thread-safe state
+        override class var mailboxPolicy: EventMailboxPolicy {
+            .bounded(capacity: 1, whenFull: .blockProducer(timeout: .seconds(-1)))
+        }
+    }
+
+    @Test(
+        "R3: blockProducer with a zero or negative timeout does not wait: a full mailbox drops the event at once",
+        arguments: ["zero", "negative"])
+    func timeoutThatDoesNotWait(timeout: String) async {
+        let bus = EventBus(label: "\(#function)-\(timeout)")
+        let receiver: Receiver = timeout == "zero" ? NotWaiting(bus: bus) : NotWaitingNegative(bus: bus)
+        bus.queue(Item(value: 0))
+        await receiver.gate.waitUntilEntered()
+        bus.queue(Item(value: 1))  // fills the mailbox
+        // The gate stays closed until this returns: a producer that waited would wait forever.
+        await coreOnPlainThread { bus.queue(Item(value: 2)) }
+        #expect(receiver.droppedEventCount == 1)
+        #expect(bus.statistics.dropped == 1)
+        receiver.gate.open()
+        await bus.drain()
+        #expect(receiver.seen.values == [0, 1])
+        receiver.cancel()
+    }
+
     @Test("R3: mailboxes are unbounded by default")
     func unboundedByDefault() async {
         let bus = EventBus(label: #function)

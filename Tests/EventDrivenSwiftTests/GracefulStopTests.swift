@@ -150,6 +150,27 @@ struct GracefulStopTests {
         #expect(bus.statistics.discarded == 9, "the nine orders behind it were discarded and counted")
     }
 
+    @Test("cancelling the task that runs the graceful stop cuts it short")
+    func cancelledStopCuts() async {
+        let bus = EventBus(label: "stop-cancelled")
+        let gate = CoreGate()
+        bus.listen(Order.self, executeOn: .listenerThread) { order, _ in
+            if order.id == 0 { gate.block() }
+        }
+        for id in 0..<10 { bus.queue(Order(id: id)) }
+        await gate.waitUntilEntered()
+        let stop = Task { await bus.shutdown(gracefullyWithin: .seconds(60)) }
+        #expect(await coreEventually { bus.isShutDown })
+        stop.cancel()
+        // Cut: the bus's receivers are removed while the first order's handler still runs.
+        #expect(await coreEventually { bus.subscriberCount(for: Order.self) == 0 })
+        gate.open()
+        let cut = await stop.value
+        #expect(cut != nil, "the cancellation cut the graceful stop short")
+        #expect(bus.statistics.delivered == 1, "the running handler finished")
+        #expect(bus.statistics.discarded == 9, "the nine orders behind it were discarded and counted")
+    }
+
     @Test("a wait for quiet that times out says how much is pending, counted at the deadline (issue 29)")
     func timeoutReportsPending() async throws {
         let bus = EventBus(label: "quiet-timeout")

@@ -106,6 +106,30 @@ struct SchedulingTests {
         #expect(errors.values == [.busShutDown(bus: "S2-after-shutdown", eventType: String(reflecting: Alarm.self))])
     }
 
+    @Test("R5: events falling due while shutdown() runs are cancelled, or fire and are delivered or refused")
+    func dueDuringShutdown() async {
+        for round in 0..<5 {
+            let bus = EventBus(label: "S2-due-during-shutdown-\(round)")
+            let errors = coreCollectErrors(on: bus)
+            let delivered = CoreCounter()
+            let handle = bus.listen(Alarm.self, executeOn: .synchronous) { _, _ in delivered.increment() }
+            let due = DispatchTime.now() + .milliseconds(2)
+            let handles = (0..<200).map { index in
+                Alarm(name: "\(index)").scheduleQueue(at: due + .microseconds(10 * index), on: bus)
+            }
+            // Shut down once the first has been delivered, while the others fall due.
+            #expect(await coreEventually { delivered.count > 0 })
+            await bus.shutdown()
+            let fired = handles.filter(\.hasFired).count
+            #expect(fired + handles.filter(\.isCancelled).count == 200, "each handle fired or was cancelled")
+            // A job that fired just as the bus closed dispatches on its worker: wait for it.
+            #expect(await coreEventually { delivered.count + bus.statistics.rejected == fired })
+            #expect(bus.statistics.discarded == 0)
+            #expect(errors.count == bus.statistics.rejected, "each refusal reported")
+            handle.cancel()
+        }
+    }
+
     @Test("S1: events due at the same time fire in the order they were scheduled")
     func sameDueTimeInScheduledOrder() async {
         let bus = EventBus(label: "S1-same-time")
