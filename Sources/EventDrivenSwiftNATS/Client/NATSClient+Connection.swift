@@ -285,6 +285,10 @@ extension NATSClient {
 
     /// Makes `channel` the connection: subscriptions first, then whatever waited to be written;
     /// starts its keep-alive.
+    ///
+    /// The channel may have closed already, between its handshake and now (its inactive event
+    /// then found another channel, or none, current and was ignored): its close future, watched
+    /// from here on, completes at once then, and the lost connection is handled like any other.
     private func install(_ channel: any Channel) {
         let pingTimer = startKeepAlive(on: channel)
         let bytes: ByteBuffer? = state.withLockedValue { state in
@@ -306,10 +310,15 @@ extension NATSClient {
             channel.close(promise: nil)
             return
         }
+        channel.closeFuture.whenComplete { [weak self] _ in self?.connectionLost(channel) }
         channel.writeAndFlush(bytes, promise: nil)
     }
 
-    private func connectionLost(_ channel: any Channel) {
+    /// `channel` closed (or the keep-alive found it stale): when it is the current connection,
+    /// pending requests and flushes fail with ``NATSError/connectionLost`` and the client
+    /// reconnects. Called more than once for one channel (its inactive event, its close future,
+    /// the keep-alive), it acts once.
+    func connectionLost(_ channel: any Channel) {
         typealias Lost = ([_ClientState.PendingRequest], [CheckedContinuation<Void, any Error>], RepeatedTask?)
         let lost: Lost? = state.withLockedValue { state in
             guard let current = state.channel, current === channel else { return nil }

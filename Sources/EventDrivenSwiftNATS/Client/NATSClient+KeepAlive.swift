@@ -53,6 +53,9 @@ extension NATSClient {
             counters.staleConnections.add(1, ordering: .relaxed)
             logger.warning("NATS connection stale: \(unanswered) PINGs unanswered; reconnecting")
             channel.close(promise: nil)
+            // Closing a channel that is closed already fires no inactive event: the connection
+            // is handed to the lost-connection path here, whatever the close does.
+            connectionLost(channel)
         }
     }
 }
