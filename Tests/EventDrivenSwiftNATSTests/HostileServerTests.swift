@@ -46,4 +46,41 @@ struct HostileServerTests {
             await server.shutdown()
         }
     }
+
+    /// How many 6-byte `PONG`s a client's socket can hold at most: its send buffer's largest
+    /// size (Linux: the last number of `tcp_wmem`; else 4 MiB), over 6.
+    static var pongsTheKernelTakesAtMost: Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8)) ?? ""
+        let largest = text.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) } ?? 4 * 1024 * 1024
+        return min(largest, 64 * 1024 * 1024) / 6
+    }
+
+    @Test(
+        "X4: a server that floods PINGs and does not read gets one PONG at a time, not one per PING: what waits to be written stays bounded"
+    )
+    func pingFloodFromAServerThatDoesNotRead() async throws {
+        let server = try await ScriptedNATSServer(receiveBuffer: 4096)
+        defer { Task { await server.shutdown() } }
+        let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
+        try await client.connect()
+        let done = NIOLockedValueBox(false)
+        let subscription = try client.subscribe(to: "done") { _ in done.withLockedValue { $0 = true } }
+        try await client.flush()
+        try await server.setReading(false, on: 1)
+        // Far more PONGs than the sockets' buffers take (the server's is small; the client's
+        // may grow to tcp_wmem's maximum); the message after them says that the client has read
+        // every PING.
+        let pings = Self.pongsTheKernelTakesAtMost + 400_000
+        server.send(String(repeating: "PING\r\n", count: pings) + "MSG done \(subscription.id) 0\r\n\r\n", on: 1)
+        #expect(await poll(timeout: .seconds(60)) { done.withLockedValue { $0 } })
+        try await server.setReading(true, on: 1)
+        // Answered once the server has read every PONG written before this PING.
+        try await client.flush()
+        let pongs = server.lines(of: 1).count { $0 == "PONG" }
+        #expect(pongs >= 1, "the PINGs were answered")
+        #expect(pongs < pings - 200_000, "\(pongs) PONGs for \(pings) PINGs")
+        #expect(client.isConnected)
+        await client.close()
+        await server.shutdown()
+    }
 }

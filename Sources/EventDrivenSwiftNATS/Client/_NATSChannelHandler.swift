@@ -44,6 +44,10 @@ final class _NATSChannelHandler: ChannelInboundHandler {
     private let hooks: Hooks
     /// Frames of the current read for ``Hooks/frames``.
     private var ready: [NATSServerFrame] = []
+    /// Whether a `PONG` was written and is not yet out of the channel.
+    private var pongInFlight = false
+    /// Whether a `PING` came while it was: one more `PONG` is due once it is out.
+    private var pongOwed = false
 
     init(handshake: EventLoopPromise<NATSServerInfo>, hooks: Hooks) {
         self.handshake = handshake
@@ -131,10 +135,26 @@ final class _NATSChannelHandler: ChannelInboundHandler {
         }
     }
 
+    /// Answers a server's `PING`. One `PONG` at most is on its way at a time: `PING`s that come
+    /// while it is not yet written (a server that sends `PING`s and does not read) are answered
+    /// by one more `PONG` once it is, so what waits to be written stays a few bytes, not one
+    /// `PONG` per `PING`. A server counts any `PONG` as the answer to all its `PING`s.
     private func answerPing(context: ChannelHandlerContext) {
+        guard !pongInFlight else {
+            pongOwed = true
+            return
+        }
+        pongInFlight = true
+        pongOwed = false
         var out = context.channel.allocator.buffer(capacity: 6)
         NATSCommandEncoder.pong(into: &out)
-        context.writeAndFlush(wrapOutboundOut(out), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenComplete { [self] result in
+            pongInFlight = false
+            guard case .success = result, pongOwed, phase != .closed else { return }
+            answerPing(context: context)
+        }
+        context.writeAndFlush(wrapOutboundOut(out), promise: written)
     }
 
     /// Gives the client what this read brought: one call, so that it takes its lock once per read
