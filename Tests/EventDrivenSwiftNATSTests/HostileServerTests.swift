@@ -47,6 +47,94 @@ struct HostileServerTests {
         }
     }
 
+    /// A server that answers each JetStream API request (`PUB $JS.API.<operation> <reply> <size>`)
+    /// with `reply(operation)`, on the client's request inbox (its first subscription, sid 1).
+    static func apiServer(_ reply: @escaping @Sendable (_ operation: String) -> String?) async throws
+        -> ScriptedNATSServer
+    {
+        try await ScriptedNATSServer(answer: { line, _ in
+            if line == "PING" { return "PONG\r\n" }
+            let words = line.split(separator: " ")
+            guard words.count == 4, words[0] == "PUB", words[1].hasPrefix("$JS.API."),
+                let body = reply(String(words[1].dropFirst("$JS.API.".count)))
+            else { return nil }
+            return "MSG \(words[2]) 1 \(body.utf8.count)\r\n\(body)\r\n"
+        })
+    }
+
+    static let stream = JetStreamStreamConfiguration(
+        name: "EDS", subjects: ["eds.>"], storage: .memory, duplicateWindow: 120_000_000_000)
+
+    static func outcome(_ body: () async throws -> Void) async -> Result<Void, any Error> {
+        do {
+            try await body()
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static let streamNotFound =
+        #"{"type":"io.nats.jetstream.api.v1.stream_info_response","error":{"code":404,"err_code":10059,"description":"stream not found"}}"#
+    static let streamExists =
+        #"{"type":"io.nats.jetstream.api.v1.stream_create_response","error":{"code":400,"err_code":10058,"description":"stream name already in use"}}"#
+
+    @Test(
+        "X4: a server that reports the stream missing (10059) and refuses to create it as existing (10058) every time: ensureStream gives up with the 10058 error after a few lookups"
+    )
+    func ensureStreamGivesUpOnContradictoryAnswers() async throws {
+        let server = try await Self.apiServer { operation in
+            operation.hasPrefix("STREAM.INFO.") ? Self.streamNotFound : Self.streamExists
+        }
+        defer { Task { await server.shutdown() } }
+        let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
+        try await client.connect()
+        let jetStream = JetStream(client: client)
+        let outcome = NIOLockedValueBox<Result<Void, any Error>?>(nil)
+        let ensuring = Task {
+            let result = await Self.outcome { try await jetStream.ensureStream(Self.stream) }
+            outcome.withLockedValue { $0 = result }
+        }
+        // Bounded: a client that loops for ever is caught here (and stopped by closing the client).
+        #expect(await poll(timeout: .seconds(10)) { outcome.withLockedValue { $0 } != nil })
+        await client.close()
+        await ensuring.value
+        let infos = server.lines(of: 1).count { $0.hasPrefix("PUB $JS.API.STREAM.INFO.EDS ") }
+        #expect(infos == 6, "\(infos) lookups")
+        switch outcome.withLockedValue({ $0 }) {
+        case .failure(let error as JetStreamAPIError): #expect(error.errorCode == 10058)
+        case let other: Issue.record("expected the 10058 refusal, got \(String(describing: other))")
+        }
+        await server.shutdown()
+    }
+
+    @Test(
+        "X4: ensureStream honours task cancellation: against a server that contradicts itself, a cancelled call ends with CancellationError"
+    )
+    func ensureStreamHonoursCancellation() async throws {
+        let server = try await Self.apiServer { operation in
+            operation.hasPrefix("STREAM.INFO.") ? Self.streamNotFound : Self.streamExists
+        }
+        defer { Task { await server.shutdown() } }
+        let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
+        try await client.connect()
+        let jetStream = JetStream(client: client)
+        let outcome = NIOLockedValueBox<Result<Void, any Error>?>(nil)
+        let ensuring = Task {
+            let result = await Self.outcome { try await jetStream.ensureStream(Self.stream) }
+            outcome.withLockedValue { $0 = result }
+        }
+        ensuring.cancel()
+        #expect(await poll(timeout: .seconds(10)) { outcome.withLockedValue { $0 } != nil })
+        await client.close()
+        await ensuring.value
+        switch outcome.withLockedValue({ $0 }) {
+        case .failure(let error): #expect(error is CancellationError, "\(error)")
+        case let other: Issue.record("expected CancellationError, got \(String(describing: other))")
+        }
+        await server.shutdown()
+    }
+
     /// How many 6-byte `PONG`s a client's socket can hold at most: its send buffer's largest
     /// size (Linux: the last number of `tcp_wmem`; else 4 MiB), over 6.
     static var pongsTheKernelTakesAtMost: Int {

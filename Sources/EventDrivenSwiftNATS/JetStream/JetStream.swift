@@ -48,19 +48,28 @@ public struct JetStream: Sendable {
     ///
     /// A broker that has just restarted may report the stream missing while it still recovers
     /// it, then refuse to create it because its subjects overlap the recovered one (10065): the
-    /// check is then tried again, a few times, 200 ms apart, before the error is thrown.
-    /// - Throws: ``NATSBridgeError/configurationMismatch(_:)`` naming each difference.
+    /// check is then tried again, a few times, 200 ms apart, before the error is thrown. A
+    /// stream reported missing, then refused as existing (10058: created meanwhile by another
+    /// process), is looked up again at once, within the same few tries: a server that says both
+    /// every time gets its last refusal (a ``JetStreamAPIError``) thrown back after six lookups.
+    /// - Throws: ``NATSBridgeError/configurationMismatch(_:)`` naming each difference;
+    ///   `CancellationError` once the task is cancelled, between two calls.
     public func ensureStream(_ wanted: JetStreamStreamConfiguration) async throws {
-        try await ensureStream(wanted, retriesLeft: 5)
+        try await ensureStream(wanted, retriesLeft: Self.ensureStreamAttempts - 1)
     }
 
+    /// How many times ``ensureStream(_:)`` looks a stream up at most.
+    static let ensureStreamAttempts = 6
+
     private func ensureStream(_ wanted: JetStreamStreamConfiguration, retriesLeft: Int) async throws {
+        try Task.checkCancellation()
         guard let existing = try await streamInfo(wanted.name) else {
+            try Task.checkCancellation()
             do {
                 return try await createStream(wanted)
-            } catch let error as JetStreamAPIError where error.errorCode == 10058 {
+            } catch let error as JetStreamAPIError where error.errorCode == 10058 && retriesLeft > 0 {
                 // Created meanwhile by another process.
-                return try await ensureStream(wanted, retriesLeft: retriesLeft)
+                return try await ensureStream(wanted, retriesLeft: retriesLeft - 1)
             } catch let error as JetStreamAPIError where error.errorCode == 10065 && retriesLeft > 0 {
                 try await Task.sleep(for: .milliseconds(200))
                 return try await ensureStream(wanted, retriesLeft: retriesLeft - 1)
