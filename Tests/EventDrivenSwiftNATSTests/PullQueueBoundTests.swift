@@ -8,7 +8,9 @@ import Testing
 @testable import EventDrivenSwiftNATS
 
 extension NATSServerTests {
-    @Test("X4: a pull subscription asks for no more than its capacity and drops, counted, what comes unasked")
+    @Test(
+        "X4: a pull subscription asks for no more than its capacity and drops, counted, what comes unasked (with no fetch outstanding, a reader waiting, or beyond the batch)"
+    )
     func pullQueueIsBounded() async throws {
         try await withNATSServer { server in
             let client = try await connectedClient(server)
@@ -44,11 +46,29 @@ extension NATSServerTests {
             Issue.record("no SUB for the pull inbox")
             return
         }
-        scripted.send(
-            (1...5).map { "MSG \(subscription.inbox) \(sid) $JS.ACK.BOUND.bounded.1.\($0).\($0).0.0 1\r\nx\r\n" }
-                .joined(), on: 1)
-        #expect(await poll(timeout: .seconds(5)) { subscription.droppedDeliveries == 2 })
-        #expect(await subscription.nextMessages().map(\.streamSequence) == [1, 2, 3])
+        func deliveries(_ sequences: ClosedRange<Int>) -> String {
+            sequences.map { "MSG \(subscription.inbox) \(sid) $JS.ACK.BOUND.bounded.1.\($0).\($0).0.0 1\r\nx\r\n" }
+                .joined()
+        }
+        // No fetch outstanding, a reader waiting: none of them is asked for, none is taken.
+        let reader = Task { await subscription.nextMessages() }
+        scripted.send(deliveries(1...5), on: 1)
+        #expect(await poll(timeout: .seconds(5)) { subscription.droppedDeliveries == 5 })
+        #expect(subscription.queued == 0)
+        // A fetch asks for the capacity (3): of 5 sent, 3 are taken (the reader gets its share),
+        // 2 dropped.
+        let fetching = Task { try await subscription.fetch(batch: 10, expires: .seconds(5)) }
+        #expect(
+            await poll(timeout: .seconds(5)) {
+                scripted.lines(of: 1).contains { $0.hasPrefix("PUB $JS.API.CONSUMER.MSG.NEXT.BOUND.bounded ") }
+            })
+        #expect(scripted.lines(of: 1).contains { $0.contains("\"batch\":3,") })
+        scripted.send(deliveries(6...10), on: 1)
+        #expect(await poll(timeout: .seconds(5)) { subscription.droppedDeliveries == 7 })
+        try await fetching.value
+        var taken = await reader.value.map(\.streamSequence)
+        if taken.count < 3 { taken += await subscription.nextMessages().map(\.streamSequence) }
+        #expect(taken == [6, 7, 8])
         subscription.finish()
         await client.close()
     }

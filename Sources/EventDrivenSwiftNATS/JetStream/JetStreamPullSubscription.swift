@@ -8,9 +8,9 @@ import NIOCore
 /// caller empties with ``nextMessages()``.
 ///
 /// The queue holds at most ``capacity`` messages: a fetch asks for no more than there is room
-/// for, and a delivery beyond it (one the server sent unasked) is dropped unacknowledged,
-/// counted in ``droppedDeliveries`` and logged; the server delivers it again after its ack
-/// wait. A delivery without a readable ack subject cannot be settled: it is dropped and counted
+/// for, and a delivery beyond it (one the server sent unasked: more than the fetch's batch, or
+/// with no fetch outstanding, a reader waiting or not) is dropped unacknowledged, counted in
+/// ``droppedDeliveries`` and logged; the server delivers it again after its ack wait. A delivery without a readable ack subject cannot be settled: it is dropped and counted
 /// the same way.
 ///
 /// One fetch is outstanding at a time; it ends when its batch has arrived, when the server
@@ -59,7 +59,8 @@ public final class JetStreamPullSubscription: Sendable {
     /// Deliveries that arrived and were not taken yet.
     public var queued: Int { state.withLockedValue { $0.queue.count } }
 
-    /// Deliveries dropped: beyond ``capacity``, or without a readable ack subject.
+    /// Deliveries dropped: unasked (beyond the fetch's batch or with no fetch outstanding), beyond
+    /// ``capacity``, or without a readable ack subject.
     public var droppedDeliveries: Int { state.withLockedValue { $0.dropped } }
 
     /// Whether the server said the consumer no longer exists: it must be created again.
@@ -194,8 +195,15 @@ public final class JetStreamPullSubscription: Sendable {
         }
         let capacity = self.capacity
         var isFull = false
+        var isUnasked = false
         let (queueWaiter, fetchWaiter) = state.withLockedValue {
             state -> (CheckedContinuation<[JetStreamMessage], Never>?, CheckedContinuation<Void, Never>?) in
+            // Beyond what the fetch asked for (or with no fetch outstanding): neither queued nor
+            // handed to a waiting reader, whatever room there is.
+            guard state.expected > 0 else {
+                isUnasked = true
+                return (nil, nil)
+            }
             state.expected -= 1
             state.conflicts = 0
             state.lastActivity = .now()
@@ -216,6 +224,7 @@ public final class JetStreamPullSubscription: Sendable {
             state.queue.append(delivery)
             return (nil, fetchWaiter)
         }
+        if isUnasked { drop("a delivery no fetch asked for") }
         if isFull { drop("a delivery beyond the queue's capacity of \(capacity)") }
         queueWaiter?.resume(returning: [delivery])
         fetchWaiter?.resume()
