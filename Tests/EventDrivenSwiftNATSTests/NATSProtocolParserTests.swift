@@ -173,4 +173,32 @@ struct NATSProtocolParserTests {
         headers["NATS-msg-ID"] = "c"
         #expect(headers.fields.map(\.name) == ["X[1]", "NATS-msg-ID"] && headers["Nats-Msg-Id"] == "c")
     }
+
+    @Test(
+        "X4: a small message read after a large one does not keep the large read buffer alive: its payload and header block are copied out, a large payload is not"
+    )
+    func smallPartsDoNotPinTheReadBuffer() throws {
+        var parser = NATSProtocolParser()
+        parser.maximumPayload = 16 * 1024 * 1024
+        let big = 8 * 1024 * 1024
+        let headers = "NATS/1.0\r\nNo colon\r\n\r\n"
+        var buffer = ByteBuffer(string: "MSG orphan 9 \(big)\r\n")
+        buffer.writeRepeatingByte(UInt8(ascii: "x"), count: big)
+        buffer.writeString("\r\nMSG s 1 30\r\n\(String(repeating: "y", count: 30))\r\n")
+        buffer.writeString("HMSG s 1 \(headers.utf8.count) \(headers.utf8.count + 2)\r\n\(headers)ok\r\n")
+        var messages: [NATSMessage] = []
+        while let frame = try parser.parse(&buffer) {
+            if case .message(let message) = frame { messages.append(message) }
+        }
+        #expect(messages.count == 3)
+        guard messages.count == 3 else { return }
+        #expect(messages[0].payload.readableBytes == big)
+        #expect(messages[1].payload.readableBytes == 30)
+        #expect(messages[1].payload.storageCapacity < 4096, "\(messages[1].payload.storageCapacity) bytes held")
+        #expect(String(buffer: messages[1].payload) == String(repeating: "y", count: 30))
+        #expect(messages[2].headerError != nil)
+        #expect(messages[2].rawHeaders.map { String(buffer: $0) } == headers)
+        #expect((messages[2].rawHeaders?.storageCapacity ?? .max) < 4096)
+        #expect(messages[2].payload.storageCapacity < 4096 && String(buffer: messages[2].payload) == "ok")
+    }
 }

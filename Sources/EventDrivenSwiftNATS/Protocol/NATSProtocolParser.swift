@@ -153,7 +153,7 @@ struct NATSProtocolParser: Sendable {
         var headers = NATSHeaders()
         var headerError: NATSError?
         var rawHeaders: ByteBuffer?
-        if headerLength > 0, let block = buffer.readSlice(length: headerLength) {
+        if headerLength > 0, let block = Self.readPart(length: headerLength, of: &buffer) {
             do {
                 headers = try Self.parseHeaders(block)
             } catch let error as NATSError {
@@ -162,7 +162,7 @@ struct NATSProtocolParser: Sendable {
                 rawHeaders = block
             }
         }
-        guard let payload = buffer.readSlice(length: totalSize - headerLength) else {
+        guard let payload = Self.readPart(length: totalSize - headerLength, of: &buffer) else {
             throw NATSError.protocolError("\(opName) shorter than announced")
         }
         guard let trailer = buffer.readBytes(length: 2), trailer == [Self.cr, Self.lf] else {
@@ -175,6 +175,19 @@ struct NATSProtocolParser: Sendable {
             message.rawHeaders = rawHeaders
         }
         return .message(message)
+    }
+
+    /// The next `length` bytes of `buffer`, consumed: a slice sharing its storage when the part
+    /// fills at least half of it, else a copy. A message may be held long after its read (queued,
+    /// handled slowly); a slice of a few bytes would keep the whole read buffer alive with it,
+    /// and that buffer may have grown to a large frame's size (an 8 MiB message read before a
+    /// 30-byte one). The memory a held message keeps is at most twice its size.
+    static func readPart(length: Int, of buffer: inout ByteBuffer) -> ByteBuffer? {
+        guard let slice = buffer.readSlice(length: length) else { return nil }
+        guard length * 2 < slice.storageCapacity else { return slice }
+        var part = ByteBufferAllocator().buffer(capacity: length)
+        part.writeImmutableBuffer(slice)
+        return part
     }
 
     /// `NATS/1.0[ status[ description]]` then `Name: Value` lines, then an empty line.
