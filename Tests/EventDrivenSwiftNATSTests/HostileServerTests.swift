@@ -171,4 +171,38 @@ struct HostileServerTests {
         await client.close()
         await server.shutdown()
     }
+
+    @Test(
+        "X4: the transport counts a publish as stored only on an ack from the stream its subject belongs to"
+    )
+    func ackFromAnotherStreamIsNoAck() async throws {
+        let server = try await ScriptedNATSServer(answer: { line, _ in
+            if line == "PING" { return "PONG\r\n" }
+            let words = line.split(separator: " ")
+            guard words.count == 5, words[0] == "HPUB" else { return nil }
+            let body =
+                words[1].hasPrefix("eds.") ? #"{"stream":"OTHER","seq":1}"# : #"{"stream":"EDS_DEADLETTER","seq":2}"#
+            return "MSG \(words[2]) 1 \(body.utf8.count)\r\n\(body)\r\n"
+        })
+        defer { Task { await server.shutdown() } }
+        let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
+        try await client.connect()
+        var configuration = NATSBridgeConfiguration()
+        configuration.deadLetterStream = .init()
+        let transport = NATSJetStreamTransport(client: client, configuration: configuration)
+        let results = NIOLockedValueBox<[String: Result<Bool, any Error>]>([:])
+        for subject in ["eds.order", "eds_deadletter.order"] {
+            try transport.publish(subject: subject, headers: NATSHeaders([("Nats-Msg-Id", "1")]), body: ByteBuffer()) {
+                result in results.withLockedValue { $0[subject] = result }
+            }
+        }
+        #expect(await poll(timeout: .seconds(10)) { results.withLockedValue { $0.count } == 2 })
+        let outcome = results.withLockedValue { $0 }
+        if case .success = outcome["eds.order"] { Issue.record("an ack from stream OTHER was taken for EDS") }
+        if case .failure(let error) = outcome["eds_deadletter.order"] {
+            Issue.record("the dead-letter stream's ack was refused: \(error)")
+        }
+        await client.close()
+        await server.shutdown()
+    }
 }

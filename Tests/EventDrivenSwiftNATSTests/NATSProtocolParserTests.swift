@@ -175,6 +175,30 @@ struct NATSProtocolParserTests {
     }
 
     @Test(
+        "X4: a publish ack is a JSON object with a quoted stream and a numeric seq, from the stream expected: a quoted seq, no braces or another stream is no ack"
+    )
+    func looseAcksAreRefused() throws {
+        for body in [
+            #"{"stream":"EDS","seq":"1"}"#, #""stream":"EDS","seq":1"#, #"{"stream":"EDS","seq":1"#,
+            #""stream":"EDS","seq":1}"#, #"{"stream":EDS,"seq":1}"#, #"{"stream":"","seq":1}"#,
+            #"junk "stream":"EDS","seq":1 junk"#,
+        ] {
+            #expect(throws: JetStreamAPIError.self, "\(body)") { try JetStreamPublishAck.parse(body) }
+        }
+        #expect(try JetStreamPublishAck.parse(" {\"stream\":\"EDS\",\"seq\":1}\r\n").sequence == 1)
+        let other = ByteBuffer(string: #"{"stream":"OTHER","seq":1}"#)
+        #expect(throws: JetStreamAPIError.self) { try JetStreamPublishAck.parse(other, from: "EDS") }
+        #expect(try JetStreamPublishAck.parse(other, from: "OTHER").sequence == 1)
+        // An unreadable ack's text is cut short.
+        do {
+            _ = try JetStreamPublishAck.parse(String(repeating: "x", count: 100_000))
+            Issue.record("no error")
+        } catch let error as JetStreamAPIError {
+            #expect((error.errorDescription ?? "").utf8.count < 400)
+        }
+    }
+
+    @Test(
         "X4: a small message read after a large one does not keep the large read buffer alive: its payload and header block are copied out, a large payload is not"
     )
     func smallPartsDoNotPinTheReadBuffer() throws {

@@ -53,14 +53,42 @@ public struct NATSJetStreamTransport: EventTransport {
         await client.close()
     }
 
-    /// Publishes with a JetStream acknowledgement.
+    /// Publishes with a JetStream acknowledgement, which must come from the stream the subject
+    /// belongs to: ``deadLetterStream`` for its subjects, else ``stream``.
     public func publish(
         subject: String, headers: NATSHeaders, body: ByteBuffer,
         completion: @escaping @Sendable (Result<Bool, any Error>) -> Void
     ) throws {
+        let name = streamName(for: subject)
         try jetStream.publish(body, to: subject, headers: headers, timeout: consumers.publishTimeout) { result in
-            completion(result.map(\.duplicate))
+            completion(
+                result.flatMap { ack in
+                    guard ack.stream == name else {
+                        return .failure(
+                            JetStreamAPIError(
+                                code: 0, errorCode: nil,
+                                errorDescription:
+                                    "publish ack from stream \(ack.stream.prefix(64).debugDescription), expected \(name)"
+                            ))
+                    }
+                    return .success(ack.duplicate)
+                })
         }
+    }
+
+    /// The name of the stream that stores `subject`: ``deadLetterStream`` when one of its
+    /// subjects matches, else ``stream``.
+    func streamName(for subject: String) -> String {
+        if let deadLetterStream, deadLetterStream.subjects.contains(where: { Self.matches(subject, $0) }) {
+            return deadLetterStream.name
+        }
+        return stream.name
+    }
+
+    /// Whether `subject` matches `pattern`: the same, or under a pattern that ends in `>`.
+    static func matches(_ subject: String, _ pattern: String) -> Bool {
+        guard pattern.hasSuffix(">") else { return subject == pattern }
+        return subject.hasPrefix(pattern.dropLast()) && subject.count > pattern.count - 1
     }
 
     /// A durable consumer named after the group and the subject (`<group>_<subject with dots as

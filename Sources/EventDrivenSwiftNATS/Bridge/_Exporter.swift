@@ -42,6 +42,8 @@ final class _Exporter: _NATSReplySink, Sendable {
     private let transport: any EventTransport
     /// The client of a NATS JetStream transport: publishes go through it directly.
     private let client: NATSClient?
+    /// The stream whose acks acknowledge a publish.
+    private let streamName: String
     private let publishTimeout: TimeAmount
     private let configuration: NATSBridgeConfiguration
     private let counters: _BridgeCounters
@@ -56,6 +58,7 @@ final class _Exporter: _NATSReplySink, Sendable {
         self.transport = transport
         let jetStream = transport as? NATSJetStreamTransport
         self.client = jetStream?.client
+        self.streamName = jetStream?.stream.name ?? configuration.streamConfiguration.name
         let timeout = jetStream?.consumers.publishTimeout ?? configuration.consumers.publishTimeout
         self.publishTimeout = .nanoseconds(NATSJetStreamTransport.nanoseconds(timeout))
         self.configuration = configuration
@@ -219,7 +222,7 @@ final class _Exporter: _NATSReplySink, Sendable {
     func reply(to key: UInt64, _ result: Result<NATSMessage, NATSError>) {
         switch result {
         case .success(let message):
-            settle(key, Result { try JetStreamPublishAck.parse(message.payload).duplicate })
+            settle(key, Result { try JetStreamPublishAck.parse(message.payload, from: streamName).duplicate })
         case .failure(let error):
             settle(key, .failure(error))
         }

@@ -134,7 +134,9 @@ public struct JetStreamPublishAck: Sendable, Equatable {
     public var duplicate: Bool
 
     /// Reads `{"stream":"EDS","seq":12,"duplicate":true}` by scanning its bytes (the hot path:
-    /// one per publish), or throws the error the server sent instead.
+    /// one per publish), or throws the error the server sent instead. An ack is a JSON object
+    /// (braces around it) with a quoted `stream` and a numeric `seq`: anything else is an
+    /// unreadable ack, thrown as a ``JetStreamAPIError``.
     static func parse(_ body: String) throws -> JetStreamPublishAck {
         var body = body
         return try body.withUTF8 { try parse(UnsafeRawBufferPointer($0)) }
@@ -143,6 +145,19 @@ public struct JetStreamPublishAck: Sendable, Equatable {
     /// ``parse(_:)-(String)`` on a reply's body where it lies, without copying it into a string.
     static func parse(_ payload: ByteBuffer) throws -> JetStreamPublishAck {
         try payload.withUnsafeReadableBytes { try parse($0) }
+    }
+
+    /// ``parse(_:)-(ByteBuffer)``, and the ack must name `stream`, the stream the subject
+    /// belongs to: an ack from another stream does not say that this one stored the message.
+    static func parse(_ payload: ByteBuffer, from stream: String) throws -> JetStreamPublishAck {
+        let ack = try parse(payload)
+        guard ack.stream == stream else {
+            throw JetStreamAPIError(
+                code: 0, errorCode: nil,
+                errorDescription:
+                    "publish ack from stream \(ack.stream.prefix(64).debugDescription), expected \(stream)")
+        }
+        return ack
     }
 
     /// One pass over the object's keys (`find` per key scanned the body four times): `error`
@@ -154,8 +169,14 @@ public struct JetStreamPublishAck: Sendable, Equatable {
         var stream: Slice<UnsafeRawBufferPointer>?
         var sequence: UInt64?
         var duplicate = false
+        var count = bytes.count
         var index = 0
-        let count = bytes.count
+        // A JSON object: `{` first and `}` last, whitespace aside.
+        while index < count, Self.isWhitespace(bytes[index]) { index += 1 }
+        while count > index, Self.isWhitespace(bytes[count - 1]) { count -= 1 }
+        guard count - index >= 2, bytes[index] == UInt8(ascii: "{"), bytes[count - 1] == UInt8(ascii: "}") else {
+            throw unreadable(bytes)
+        }
         while index < count {
             guard bytes[index] == quote else {
                 index += 1
@@ -190,20 +211,28 @@ public struct JetStreamPublishAck: Sendable, Equatable {
             if isQuoted { cursor += 1 }
             index = cursor
             if equals(key, "stream") {
-                stream = value
+                stream = isQuoted && !value.isEmpty ? value : nil
             } else if equals(key, "seq") {
-                sequence = NATSProtocolParser.integer(value)
+                sequence = isQuoted ? nil : NATSProtocolParser.integer(value)
             } else if equals(key, "duplicate") {
-                duplicate = equals(value, "true")
+                duplicate = !isQuoted && equals(value, "true")
             }
         }
-        guard let stream, let sequence else {
-            throw JetStreamAPIError(
-                code: 0, errorCode: nil,
-                errorDescription: "unreadable publish ack: \(String(decoding: bytes, as: UTF8.self))")
-        }
+        guard let stream, let sequence else { throw unreadable(bytes) }
         return JetStreamPublishAck(
             stream: String(decoding: stream, as: UTF8.self), sequence: sequence, duplicate: duplicate)
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+            || byte == UInt8(ascii: "\n")
+    }
+
+    /// A reply that is no ack; its text cut to a short prefix.
+    private static func unreadable(_ bytes: UnsafeRawBufferPointer) -> JetStreamAPIError {
+        JetStreamAPIError(
+            code: 0, errorCode: nil,
+            errorDescription: "unreadable publish ack: \(String(decoding: bytes.prefix(256), as: UTF8.self))")
     }
 
     /// Whether `bytes` are `text` (`memcmp`: generic slice comparison cost more than the rest).
