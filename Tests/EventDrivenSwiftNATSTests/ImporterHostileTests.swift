@@ -3,6 +3,7 @@
 
 import EventDrivenSwift
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 
@@ -65,5 +66,55 @@ struct ImporterHostileTests {
         #expect(published.contains { ($0.headers[NATSHeaderName.error] ?? "").contains("line one  PUB injected 5") })
         bridge.shutdown()
         try await running.value
+    }
+
+    /// A transport whose consumers are lost as soon as they are opened (a server that answers
+    /// every fetch `409 Consumer Deleted`); it records when each was opened.
+    final class LosingTransport: EventTransport {
+        let opens = NIOLockedValueBox<[ContinuousClock.Instant]>([])
+
+        func start() async throws {}
+        func stop() async {}
+        func publish(
+            subject: String, headers: NATSHeaders, body: ByteBuffer,
+            completion: @escaping @Sendable (Result<Bool, any Error>) -> Void
+        ) throws {
+            completion(.success(false))
+        }
+
+        func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer {
+            opens.withLockedValue { $0.append(.now) }
+            return Lost()
+        }
+
+        final class Lost: TransportConsumer {
+            func fetch(batch: Int, expires: Duration) async throws {}
+            func nextDeliveries() async -> [any TransportDelivery] { [] }
+            var isLost: Bool { true }
+            func finish() {}
+        }
+    }
+
+    @Test(
+        "X4: a consumer lost at every fetch (409 Consumer Deleted each time) is opened again with a back-off, 100 ms doubling, and shutdown still stops at once"
+    )
+    func lostConsumersAreReopenedWithBackOff() async throws {
+        let transport = LosingTransport()
+        let bridge = NATSBridge(
+            bus: EventBus(), events: try registry(), configuration: NATSBridgeConfiguration(), transport: transport,
+            logger: quietLogger)
+        try bridge.listen(OrderPlaced.self, mode: .group("g")) { _, _ in }
+        let running = Task { try await bridge.run() }
+        try await bridge.waitUntilRunning()
+        #expect(await poll(timeout: .seconds(10)) { transport.opens.withLockedValue { $0.count } >= 4 })
+        let opens = transport.opens.withLockedValue { $0 }
+        // At least 100 + 200 + 400 ms between the first open and the fourth.
+        if opens.count >= 4 {
+            #expect(opens[3] - opens[0] >= .milliseconds(700), "\(opens[3] - opens[0])")
+        }
+        let stopping = ContinuousClock.now
+        bridge.shutdown()
+        try await running.value
+        #expect(ContinuousClock.now - stopping < .seconds(1))
     }
 }

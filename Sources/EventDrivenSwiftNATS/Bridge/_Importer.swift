@@ -80,7 +80,12 @@ final class _Importer: Sendable {
             for waiter in waiters { waiter.resume() }
         }
         var isFirst = true
+        // Consumers lost in a row, each soon after it was opened: the next open waits first.
+        var lostInARow = 0
         while !isStopping {
+            if lostInARow > 0 { await pause(Self.reopenDelay(afterLosses: lostInARow)) }
+            guard !isStopping else { break }
+            let opened = ContinuousClock.now
             let consumer: any TransportConsumer
             do {
                 consumer = try await transport.openConsumer(
@@ -108,6 +113,27 @@ final class _Importer: Sendable {
                 await self.waitUntilNothingHeld()
                 tasks.cancelAll()
             }
+            // A server that deletes the consumer at every fetch (409 Consumer Deleted) is not
+            // asked again at full speed; one that kept it a while is.
+            if consumer.isLost, ContinuousClock.now - opened < Self.reopenDelay(afterLosses: .max) * 2 {
+                lostInARow += 1
+            } else {
+                lostInARow = 0
+            }
+        }
+    }
+
+    /// How long to wait before opening a consumer again after `losses` lost in a row: 100 ms,
+    /// doubling, at most 2 s.
+    static func reopenDelay(afterLosses losses: Int) -> Duration {
+        min(.milliseconds(100) * (1 << min(max(losses, 1) - 1, 5)), .seconds(2))
+    }
+
+    /// Waits `duration`, or less once ``stop()`` was called: checked every 50 ms.
+    private func pause(_ duration: Duration) async {
+        let end = ContinuousClock.now + duration
+        while !isStopping, ContinuousClock.now < end {
+            try? await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
         }
     }
 
