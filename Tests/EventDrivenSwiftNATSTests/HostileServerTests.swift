@@ -205,4 +205,28 @@ struct HostileServerTests {
         await client.close()
         await server.shutdown()
     }
+
+    @Test(
+        "X4: an empty answer ({}) to STREAM.INFO or STREAM.CREATE is no stream and no success; an unreadable answer is quoted short"
+    )
+    func emptyOrUnreadableStreamAnswersAreErrors() async throws {
+        let garbage = String(repeating: "x", count: 100_000)
+        for (info, create) in [("{}", "{}"), (Self.streamNotFound, "{}"), (garbage, "{}")] {
+            let server = try await Self.apiServer { operation in
+                operation.hasPrefix("STREAM.INFO.") ? info : create
+            }
+            let client = NATSClient(
+                configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
+            try await client.connect()
+            let result = await Self.outcome { try await JetStream(client: client).ensureStream(Self.stream) }
+            switch result {
+            case .failure(NATSError.protocolError(let detail)):
+                #expect(detail.utf8.count < 400, "\(detail.prefix(100))… (\(detail.utf8.count) bytes)")
+            case let other:
+                Issue.record("INFO \(info.prefix(20)), CREATE \(create): expected a protocol error, got \(other)")
+            }
+            await client.close()
+            await server.shutdown()
+        }
+    }
 }

@@ -22,13 +22,18 @@ public struct JetStream: Sendable {
     // MARK: Streams
 
     /// The stream's configuration, or `nil` when there is no such stream.
+    /// - Throws: ``NATSError/protocolError(_:)`` for an answer with neither an error nor the
+    ///   stream's configuration (`{}`).
     public func streamInfo(_ name: String) async throws -> JetStreamStreamConfiguration? {
         let response: _StreamInfoResponse = try await call("STREAM.INFO.\(name)", body: nil)
         if let error = response.error {
             if error.errorCode == JetStreamAPIError.streamNotFound { return nil }
             throw error
         }
-        return response.config
+        guard let config = response.config else {
+            throw NATSError.protocolError("JetStream answer to STREAM.INFO.\(name) without the stream's config")
+        }
+        return config
     }
 
     /// Creates a stream.
@@ -106,6 +111,11 @@ public struct JetStream: Sendable {
             maxAge: configuration.maxAge, maxBytes: configuration.maxBytes)
         let response: _StreamInfoResponse = try await call("\(operation).\(configuration.name)", body: request)
         if let error = response.error { throw error }
+        // Success is the stream's info, its configuration in it: `{}` proves nothing.
+        guard response.config?.name == configuration.name else {
+            throw NATSError.protocolError(
+                "JetStream answer to \(operation).\(configuration.name) without the stream's config")
+        }
     }
 
     // MARK: Consumers
@@ -198,6 +208,9 @@ public struct JetStream: Sendable {
 
     // MARK: Calls
 
+    /// How many bytes of an unreadable answer an error quotes.
+    static let quotedReplyLength = 200
+
     func call<Response: Decodable>(_ operation: String, body: (any Encodable)?) async throws -> Response {
         var payload = ByteBuffer()
         if let body { payload = ByteBuffer(bytes: try JSONEncoder().encode(body)) }
@@ -205,7 +218,12 @@ public struct JetStream: Sendable {
         do {
             return try JSONDecoderCache.decoder.decode(Response.self, from: reply.bytes)
         } catch {
-            throw NATSError.protocolError("unreadable JetStream response to \(operation): \(reply.string)")
+            // A short prefix: the answer may be megabytes of anything.
+            let view = reply.payload.readableBytesView
+            let text = String(decoding: view.prefix(Self.quotedReplyLength), as: UTF8.self)
+            throw NATSError.protocolError(
+                "unreadable JetStream response to \(operation): \(text)\(view.count > Self.quotedReplyLength ? "…" : "")"
+            )
         }
     }
 }
