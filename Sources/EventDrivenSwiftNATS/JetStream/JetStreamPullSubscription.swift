@@ -8,16 +8,27 @@ import NIOCore
 /// caller empties with ``nextMessages()``.
 ///
 /// The queue holds at most ``capacity`` messages: a fetch asks for no more than there is room
-/// for, and a delivery beyond it (one the server sent unasked: more than the fetch's batch, or
-/// with no fetch outstanding, a reader waiting or not) is dropped unacknowledged, counted in
-/// ``droppedDeliveries`` and logged; the server delivers it again after its ack wait. A delivery without a readable ack subject cannot be settled: it is dropped and counted
+/// for, and a delivery beyond it is dropped unacknowledged, counted in ``droppedDeliveries``
+/// and logged; the server delivers it again after its ack wait. So is a delivery no fetch asked
+/// for, a reader waiting or not: beyond the batch of the fetch outstanding, or with none
+/// outstanding. (What a fetch ended here, before its batch came, asked for stays allowed until
+/// the server ends its request: its `expires`, and a second.) A delivery without a readable ack subject cannot be settled: it is dropped and counted
 /// the same way.
 ///
 /// One fetch is outstanding at a time; it ends when its batch has arrived, when the server
 /// ends it (status 404/408/409), or when its time is up here (the connection may be gone).
 public final class JetStreamPullSubscription: Sendable {
     private struct State: Sendable {
+        /// Deliveries the outstanding fetch still expects.
         var expected = 0
+        /// Deliveries that fetches ended here (their time up, heartbeats missed, a status that
+        /// may have ended another request) still allowed, until ``leftoverDeadline``: the server
+        /// may still send them for a request it has not ended yet.
+        var leftover = 0
+        var leftoverDeadline = NIODeadline.uptimeNanoseconds(0)
+        /// When the server ends the outstanding fetch's request at the latest (its `expires`),
+        /// with a second's grace.
+        var requestDeadline = NIODeadline.uptimeNanoseconds(0)
         var fetchWaiter: CheckedContinuation<Void, Never>?
         var queue: [JetStreamMessage] = []
         var queueWaiter: CheckedContinuation<[JetStreamMessage], Never>?
@@ -87,6 +98,7 @@ public final class JetStreamPullSubscription: Sendable {
         let batch = state.withLockedValue { state in
             let batch = min(batch, capacity - state.queue.count)
             state.expected = batch
+            state.requestDeadline = .now() + .nanoseconds(nanoseconds) + .seconds(1)
             state.consumerGone = false
             return batch
         }
@@ -164,6 +176,12 @@ public final class JetStreamPullSubscription: Sendable {
 
     private func endFetch() {
         let waiter = state.withLockedValue { state in
+            // What the request may still bring stays allowed until its server-side end.
+            if state.expected > 0 {
+                if NIODeadline.now() >= state.leftoverDeadline { state.leftover = 0 }
+                state.leftover += state.expected
+                state.leftoverDeadline = max(state.leftoverDeadline, state.requestDeadline)
+            }
             state.expected = 0
             defer { state.fetchWaiter = nil }
             return state.fetchWaiter
@@ -198,13 +216,18 @@ public final class JetStreamPullSubscription: Sendable {
         var isUnasked = false
         let (queueWaiter, fetchWaiter) = state.withLockedValue {
             state -> (CheckedContinuation<[JetStreamMessage], Never>?, CheckedContinuation<Void, Never>?) in
-            // Beyond what the fetch asked for (or with no fetch outstanding): neither queued nor
-            // handed to a waiting reader, whatever room there is.
-            guard state.expected > 0 else {
+            // Beyond what was asked for (no fetch outstanding, or more than its batch, and nothing
+            // left of a request ended here that the server may not have ended yet): neither
+            // queued nor handed to a waiting reader, whatever room there is.
+            if state.expected > 0 {
+                state.expected -= 1
+            } else if state.leftover > 0, NIODeadline.now() < state.leftoverDeadline {
+                state.leftover -= 1
+            } else {
+                state.leftover = 0
                 isUnasked = true
                 return (nil, nil)
             }
-            state.expected -= 1
             state.conflicts = 0
             state.lastActivity = .now()
             var fetchWaiter: CheckedContinuation<Void, Never>?
