@@ -144,7 +144,10 @@ struct HostileServerTests {
     }
 
     @Test(
-        "X4: a server that floods PINGs and does not read gets one PONG at a time, not one per PING: what waits to be written stays bounded"
+        "X4: a server that floods PINGs and does not read gets one PONG at a time, not one per PING: what waits to be written stays bounded",
+        .disabled(
+            if: natsUnderThreadSanitizer,
+            "its point is a million PINGs, not threads: under ThreadSanitizer they take minutes and starve the suite")
     )
     func pingFloodFromAServerThatDoesNotRead() async throws {
         let server = try await ScriptedNATSServer(receiveBuffer: 4096)
