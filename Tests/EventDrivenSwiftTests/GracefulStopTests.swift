@@ -128,9 +128,11 @@ struct GracefulStopTests {
         #expect(statistics.delivered == 1)
     }
 
-    @Test("an immediate shutdown during the graceful stop cuts it short")
-    func immediateShutdownCuts() async {
-        let bus = EventBus(label: "stop-cut")
+    @Test(
+        "an immediate shutdown during the graceful stop, or cancelling the stopping task, cuts it short",
+        arguments: ["immediate shutdown", "cancelled task"])
+    func stopCutShort(by cut: String) async {
+        let bus = EventBus(label: "stop-cut-\(cut)")
         let gate = CoreGate()
         bus.listen(Order.self, executeOn: .listenerThread) { order, _ in
             if order.id == 0 { gate.block() }
@@ -139,34 +141,14 @@ struct GracefulStopTests {
         await gate.waitUntilEntered()
         let stop = Task { await bus.shutdown(gracefullyWithin: .seconds(60)) }
         #expect(await coreEventually { bus.isShutDown })
-        let immediate = Task { await bus.shutdown(immediately: true) }
+        let immediate = cut == "immediate shutdown" ? Task { await bus.shutdown(immediately: true) } : nil
+        if immediate == nil { stop.cancel() }
         // Cut: the bus's receivers are removed while the first order's handler still runs.
         #expect(await coreEventually { bus.subscriberCount(for: Order.self) == 0 })
         gate.open()
-        let cut = await stop.value
-        await immediate.value
-        #expect(cut != nil, "the immediate shutdown cut the graceful stop short")
-        #expect(bus.statistics.delivered == 1, "the running handler finished")
-        #expect(bus.statistics.discarded == 9, "the nine orders behind it were discarded and counted")
-    }
-
-    @Test("cancelling the task that runs the graceful stop cuts it short")
-    func cancelledStopCuts() async {
-        let bus = EventBus(label: "stop-cancelled")
-        let gate = CoreGate()
-        bus.listen(Order.self, executeOn: .listenerThread) { order, _ in
-            if order.id == 0 { gate.block() }
-        }
-        for id in 0..<10 { bus.queue(Order(id: id)) }
-        await gate.waitUntilEntered()
-        let stop = Task { await bus.shutdown(gracefullyWithin: .seconds(60)) }
-        #expect(await coreEventually { bus.isShutDown })
-        stop.cancel()
-        // Cut: the bus's receivers are removed while the first order's handler still runs.
-        #expect(await coreEventually { bus.subscriberCount(for: Order.self) == 0 })
-        gate.open()
-        let cut = await stop.value
-        #expect(cut != nil, "the cancellation cut the graceful stop short")
+        let error = await stop.value
+        await immediate?.value
+        #expect(error != nil, "the \(cut) cut the graceful stop short")
         #expect(bus.statistics.delivered == 1, "the running handler finished")
         #expect(bus.statistics.discarded == 9, "the nine orders behind it were discarded and counted")
     }
