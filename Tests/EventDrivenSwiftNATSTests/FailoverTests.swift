@@ -93,14 +93,9 @@ struct FailoverTests {
 
     @Test("X3: timeouts count milliseconds: 500 ms to connect is 500 ms, not zero")
     func millisecondTimeouts() async throws {
-        let server = try await ScriptedNATSServer()
-        defer { Task { await server.shutdown() } }
-        var configuration = try NATSClientConfiguration(server: server.url)
-        configuration.connectTimeout = .milliseconds(500)
-        let client = NATSClient(configuration: configuration, logger: quietLogger)
-        try await client.connect()
-        await client.close()
-        // A server that never greets: the attempt ends after about 500 ms.
+        // A server that never greets: the attempt ends after about 500 ms (a timeout read as whole
+        // seconds would end it at once). No connect to a greeting server with that timeout: on a
+        // loaded machine its handshake took longer than 500 ms once, in CI.
         let silent = try await ScriptedNATSServer(greeting: { _ in "" })
         defer { Task { await silent.shutdown() } }
         var silentConfiguration = try NATSClientConfiguration(server: silent.url)

@@ -12,3 +12,10 @@ let natsUnderThreadSanitizer: Bool = {
     defer { dlclose(program) }
     return dlsym(program, "__tsan_init") != nil
 }()
+
+/// `true` when `EDS_NATS_FLOOD_TESTS=1` and not under ThreadSanitizer: the flood tests, which keep
+/// a core busy for seconds (a million PINGs in a debug build), run alone then, as CI runs them,
+/// instead of beside the suite, whose timed connections they starved (a 500 ms connect timed
+/// out in one CI run).
+let natsFloodTestsEnabled =
+    ProcessInfo.processInfo.environment["EDS_NATS_FLOOD_TESTS"] == "1" && !natsUnderThreadSanitizer
