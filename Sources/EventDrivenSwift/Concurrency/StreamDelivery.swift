@@ -22,6 +22,10 @@ final class _StreamDelivery: Sendable {
         self.counters = counters
         self.unread = unread
         unread.count.add(1, ordering: .relaxed)
+        // Publishes the stores above to whoever settles the delivery (`settle` and `deinit`
+        // acquire this flag), however it reached them: a consumer that resumes just as it
+        // suspends synchronizes with the producer in ways ThreadSanitizer does not see.
+        isSettled.store(false, ordering: .releasing)
     }
 
     deinit {
