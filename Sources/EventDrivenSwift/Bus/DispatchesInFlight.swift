@@ -22,10 +22,13 @@ import Synchronization
 final class _DispatchesInFlight: Sendable {
     /// The dispatches in progress.
     let count = Atomic<Int>(0)
-    /// `true` while a shutdown waits or retired tables wait: the dispatch that brings the count
-    /// to zero then calls ``quiesced()``.
-    let needsQuiescence = Atomic<Bool>(false)
-    private let isClosing = Atomic<Bool>(false)
+    /// Not zero while a shutdown waits (``closing``, never cleared) or retired tables wait
+    /// (``retiredTables``): the dispatch that brings the count to zero then calls ``quiesced()``.
+    /// Bits, each set and cleared by an atomic operation of its own, so that releasing the
+    /// tables cannot clear what a shutdown set meanwhile.
+    let needsQuiescence = Atomic<UInt8>(0)
+    private static let closing: UInt8 = 1
+    private static let retiredTables: UInt8 = 2
     private let waiters = LockedValue<[@Sendable () -> Void]>([])
     /// Route tables replaced by registrations, released at the next quiescence.
     private let retired = LockedValue<[_RouteTable<_Route>]>([])
@@ -38,7 +41,7 @@ final class _DispatchesInFlight: Sendable {
     @inline(__always)
     func leave() {
         if count.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue == 0
-            && needsQuiescence.load(ordering: .sequentiallyConsistent)
+            && needsQuiescence.load(ordering: .sequentiallyConsistent) != 0
         {
             quiesced()
         }
@@ -48,8 +51,7 @@ final class _DispatchesInFlight: Sendable {
     /// graceful stop before its drain, and by every stop once its receivers are closed).
     func whenIdle(_ body: @escaping @Sendable () -> Void) {
         waiters.withLock { $0.append(body) }
-        isClosing.store(true, ordering: .sequentiallyConsistent)
-        needsQuiescence.store(true, ordering: .sequentiallyConsistent)
+        needsQuiescence.bitwiseOr(Self.closing, ordering: .sequentiallyConsistent)
         if count.load(ordering: .sequentiallyConsistent) == 0 { quiesced() }
     }
 
@@ -57,42 +59,34 @@ final class _DispatchesInFlight: Sendable {
     /// (outside every lock: releasing routes may free the user's handlers).
     func retire(_ table: _RouteTable<_Route>) {
         retired.withLock { $0.append(table) }
-        needsQuiescence.store(true, ordering: .sequentiallyConsistent)
+        needsQuiescence.bitwiseOr(Self.retiredTables, ordering: .sequentiallyConsistent)
         if count.load(ordering: .sequentiallyConsistent) == 0 { quiesced() }
     }
 
-    /// The count reached zero while something waited for it.
+    /// The count reached zero while something waited for it. The dispatch that brought it to
+    /// zero may look only now, after another dispatch entered: what waits is taken, and run or
+    /// released only if the count is still zero once it is taken (`DispatchesInFlightTests`).
     @inline(never)
     func quiesced() {
-        if isClosing.load(ordering: .sequentiallyConsistent) {
-            // Several leaving dispatches (and the shutdown itself) may get here; each waiter runs once.
-            for body in waiters.withLock({ waiters in
-                defer { waiters = [] }
-                return waiters
-            }) {
-                body()
-            }
-        }
-        releaseRetired()
+        for body in takeWhenIdle(waiters, clearing: nil) { body() }
+        _ = takeWhenIdle(retired, clearing: Self.retiredTables)  // released here, outside the lock
     }
 
-    private func releaseRetired() {
+    /// Takes what `list` holds if no dispatch is in progress once it is taken; otherwise gives it
+    /// back, for the dispatch that next brings the count to zero, and looks again in case that
+    /// one already has. `bit` is cleared with the take and set again with the giving back.
+    private func takeWhenIdle<Element>(_ list: LockedValue<[Element]>, clearing bit: UInt8?) -> [Element] {
         while true {
-            // Taken first, then the count checked: every table taken was retired before the check.
-            let taken = retired.withLock { retired -> [_RouteTable<_Route>] in
-                defer { retired = [] }
-                if !isClosing.load(ordering: .sequentiallyConsistent) {
-                    needsQuiescence.store(false, ordering: .sequentiallyConsistent)
-                }
-                return retired
+            // Taken first, then the count checked: everything taken was added before the check.
+            let taken = list.withLock { list -> [Element] in
+                defer { list = [] }
+                if let bit { needsQuiescence.bitwiseAnd(~bit, ordering: .sequentiallyConsistent) }
+                return list
             }
-            if taken.isEmpty { return }
-            if count.load(ordering: .sequentiallyConsistent) == 0 { return }  // `taken` is released here
-            // A dispatch entered meanwhile: give them back for the dispatch that next brings the
-            // count to zero, and look again in case it already has.
-            retired.withLock { $0.append(contentsOf: taken) }
-            needsQuiescence.store(true, ordering: .sequentiallyConsistent)
-            if count.load(ordering: .sequentiallyConsistent) != 0 { return }
+            if taken.isEmpty || count.load(ordering: .sequentiallyConsistent) == 0 { return taken }
+            list.withLock { $0.append(contentsOf: taken) }
+            if let bit { needsQuiescence.bitwiseOr(bit, ordering: .sequentiallyConsistent) }
+            if count.load(ordering: .sequentiallyConsistent) != 0 { return [] }
         }
     }
 }

@@ -189,7 +189,7 @@ public final class EventBus: Sendable {
             counters.settleNoReceiver(envelope)
         }
         if dispatches.count.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue == 0
-            && dispatches.needsQuiescence.load(ordering: .sequentiallyConsistent)
+            && dispatches.needsQuiescence.load(ordering: .sequentiallyConsistent) != 0
         {
             dispatches.quiesced()
         }
