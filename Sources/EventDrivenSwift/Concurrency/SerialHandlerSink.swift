@@ -73,9 +73,12 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                 }
                 switch item {
                 case .barrier(let body):
+                    // Acquires what `addBarrier` released (see `deliver` for why).
+                    _ = held.count.load(ordering: .acquiring)
                     body()
                 case .delivery(let envelope, let subscription):
-                    held.count.subtract(1, ordering: .relaxed)
+                    // Acquires what `deliver` released (see there for why).
+                    held.count.subtract(1, ordering: .acquiring)
                     // The subscription's own handler is empty: `deliver` only applies its checks
                     // (removed, owner freed, interest) and tells whether the handler may run.
                     let outcome = subscription.deliver(envelope)
@@ -113,7 +116,10 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
     }
 
     func deliver(_ envelope: _EventEnvelope, for subscription: _Subscription) {
-        held.count.add(1, ordering: .relaxed)
+        // Releasing (free: an addition is a locked instruction either way), so that the consumer
+        // task's acquiring subtraction orders the event's writes before its reads where the
+        // stream's hand-over does so unseen by ThreadSanitizer (`StreamHandoffTests`).
+        held.count.add(1, ordering: .releasing)
         let result = progress.withLock { progress in
             progress.isFinished ? .terminated : continuation.yield(.delivery(envelope, subscription))
         }
@@ -127,6 +133,7 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
     /// Runs `body` after the deliveries accepted before it: in turn while the consumer runs,
     /// when the consumer ends if it was told to finish, at once if it has ended.
     func addBarrier(_ body: @escaping @Sendable () -> Void) {
+        held.count.add(0, ordering: .releasing)  // for the consumer's acquiring load (`deliver`)
         let queued = progress.withLock { progress in
             if progress.isCompleted { return false }
             if progress.isFinished {
