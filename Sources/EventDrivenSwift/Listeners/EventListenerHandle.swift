@@ -2,43 +2,40 @@
 // See LICENSE at the root of the repository for the license text.
 
 import Foundation
-import Synchronization
 
 /// The handle `listen`, `addListener` and `addEventCallback` return; ``cancel()`` removes the
 /// listener.
 public final class EventListenerHandle: EventSubscription, EventListenerHandling, Hashable {
-    /// Dropped on `cancel()`, so that a handle kept by the listener's owner does not keep the
-    /// callback (and, through a bound method, the owner itself) alive.
-    private let subscription: LockedValue<_Subscription?>
+    /// Weak: the bus keeps a listener's subscription while it is registered, so a handle never
+    /// keeps the callback (and, through a bound method, its owner: an EventThread keeping the
+    /// handles of its own methods) alive once the listener is removed, whoever removed it
+    /// (`EventThreadHandleTests`).
+    private weak let subscription: _Subscription?
     /// A unique token for this registration.
     public let token = UUID()
     /// Why registration failed, when it did; such a handle is never active.
     public let registrationError: EventDrivenError?
 
     init(_ subscription: _Subscription) {
-        self.subscription = LockedValue(subscription)
+        self.subscription = subscription
         self.registrationError = nil
     }
 
     init(failedWith error: EventDrivenError) {
-        self.subscription = LockedValue(nil)
+        self.subscription = nil
         self.registrationError = error
     }
 
     /// `true` while the callback can still be called: registered, not cancelled, owner alive.
     public var isActive: Bool {
-        guard let subscription = subscription.withLock({ $0 }), subscription.isActive else { return false }
+        guard let subscription, subscription.isActive else { return false }
         return !subscription.hasOwner || subscription.owner != nil
     }
 
     /// Removes the listener: every delivery that has not started yet is skipped. Safe from any
     /// thread, including from inside the callback itself, any number of times.
     public func cancel() {
-        let removed = subscription.withLock { subscription in
-            defer { subscription = nil }
-            return subscription
-        }
-        removed?.cancel()
+        subscription?.cancel()
     }
 
     /// Two handles are equal when they are the same handle.
