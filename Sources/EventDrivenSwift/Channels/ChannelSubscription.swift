@@ -13,25 +13,31 @@
 /// }
 /// ```
 public struct ChannelSubscription: EventSubscription, Hashable {
-    let subscription: _Subscription
+    /// Weak: the bus keeps a subscription while it is registered, so a handle kept by the
+    /// handler's owner never keeps the handler (and what it captures) alive once the subscription
+    /// has ended (`SubscriptionHandleLifetimeTests`).
+    private weak let subscription: _Subscription?
+    /// The subscription's identity, which outlives it.
+    private let serial: UInt64
 
     init(_ subscription: _Subscription) {
         self.subscription = subscription
+        self.serial = subscription.serial
     }
 
     /// Ends the subscription: no delivery that has not started yet runs the handler.
     /// Safe from any thread, including from inside the handler, any number of times.
     public func cancel() {
-        subscription.cancel()
+        subscription?.cancel()
     }
 
     /// `true` until ``cancel()`` or the bus's shutdown.
-    public var isActive: Bool { subscription.isActive }
+    public var isActive: Bool { subscription?.isActive ?? false }
 
     /// `true` when both are handles of the same subscription.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.subscription === rhs.subscription }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.serial == rhs.serial }
     /// Hashes the subscription's identity.
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(subscription)) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(serial) }
 }
 
 /// Lets a handler reach its own subscription; the subscription is set before it is
