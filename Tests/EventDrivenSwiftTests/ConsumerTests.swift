@@ -16,6 +16,8 @@ private struct UserRewardPageViewEvent: Eventable {}
 private struct UserQualifiedForRewardEvent: Eventable {}
 private struct UserClaimRewardEvent: Eventable {}
 private struct RewardClaimedStateEvent: Eventable {}
+private class BaseEvent: Eventable, @unchecked Sendable {}  // no stored properties
+private final class DerivedEvent: BaseEvent, @unchecked Sendable {}  // no stored properties
 
 /// Routes navigation and shows or hides the prize, as in the README's `FlowController`.
 private final class FlowController: EventConsumer, @unchecked Sendable {  // `journal` is a lock-guarded log
@@ -173,6 +175,19 @@ struct ConsumerTests {
                 "notices:PageViewEvent",
                 "notices:DidConsumeEvent",
             ])
+    }
+
+    @Test("W1: both lists match exact types: a subclass is neither consumed nor excluded through its superclass")
+    func listsMatchExactTypes() {
+        let bus = EventBus(label: "W1-exact")
+        let log = CoreRecorder<String>()
+        let bases = RecordingConsumer("bases", [BaseEvent.self], log: log)
+        let allButBases = RecordingConsumer("allButBases", [AllEvents.self], excluding: [BaseEvent.self], log: log)
+        bus.register(bases)
+        bus.register(allButBases)
+        bus.dispatchNow(BaseEvent())
+        bus.dispatchNow(DerivedEvent())
+        #expect(log.values == ["bases:BaseEvent", "allButBases:DerivedEvent"])
     }
 
     @Test("W2: consumers run on the dispatching thread, in registration order, before dispatchNow returns")
