@@ -50,6 +50,30 @@ struct EventThreadHandleTests {
         await bus.shutdown()
     }
 
+    /// Keeps the handle of a listener whose closure captures it.
+    private final class Model: Sendable {
+        let handle = LockedValue<EventListenerHandle?>(nil)
+        let seen = CoreCounter()
+    }
+
+    @Test("a listener removed by the bus's shutdown frees the owner that kept its handle")
+    func shutdownFreesTheOwnerKeepingItsHandle() async {
+        let bus = EventBus(label: #function)
+        weak var weakModel: Model?
+        do {
+            let model = Model()
+            weakModel = model
+            let handle = bus.listen(Tick.self, executeOn: .listenerThread) { _, _ in model.seen.increment() }
+            model.handle.withLock { $0 = handle }
+            Tick().queue(on: bus)
+            await bus.drain()
+            #expect(model.seen.count == 1)
+            await bus.shutdown()
+            #expect(model.handle.withLock { $0?.isActive } == false)
+        }
+        #expect(weakModel == nil, "the handle kept the closure, the closure the model")
+    }
+
     @Test("a handle stays active while its listener is registered, whoever else holds it")
     func handleOfARegisteredListenerStaysActive() async {
         let bus = EventBus(label: #function)

@@ -90,6 +90,8 @@ final class _Subscription: @unchecked Sendable {
     /// subscription weakly (``ChannelSubscription``), which outlive it.
     let serial = _Subscription.serials.wrappingAdd(1, ordering: .relaxed).newValue
     private static let serials = Atomic<UInt64>(0)
+    /// What ``whenEnded(_:)`` asked to run when the subscription ends.
+    private let onEnd = LockedValue<(@Sendable () -> Void)?>(nil)
 
     convenience init<E: Eventable>(
         _ type: E.Type,
@@ -148,11 +150,26 @@ final class _Subscription: @unchecked Sendable {
     func cancel() {
         guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
         registrar?.unregister(self)
+        ended()
     }
 
     /// Stops further deliveries of a subscription that its registry has already dropped.
     func cancelWithoutUnregistering() {
         active.store(false, ordering: .releasing)
+        ended()
+    }
+
+    /// Calls `body` once the subscription has ended (at once if it has): how a listener's handle
+    /// learns to let go of it (``EventListenerHandle``). One body per subscription.
+    func whenEnded(_ body: @escaping @Sendable () -> Void) {
+        onEnd.withLock { $0 = body }
+        // After the store: an end that came first is seen here; one that comes later sees `body`.
+        if !isActive { ended() }
+    }
+
+    /// Runs what ``whenEnded(_:)`` left, once, outside the lock.
+    private func ended() {
+        onEnd.withLock { $0.take() }?()
     }
 
     /// Runs the handler for `envelope` unless the subscription was removed, its owner freed,
