@@ -109,7 +109,7 @@ extension NATSClient {
     /// The first server that completes the handshake, trying the server pool in order (the one
     /// just lost last); else the credentials' refusal or the last error. `refusals` (by server)
     /// counts each server's identical refusals in a row.
-    private func openAnyConnection(refusals: inout [String: (detail: String, count: Int)]) async throws -> any Channel {
+    func openAnyConnection(refusals: inout [String: (detail: String, count: Int)]) async throws -> any Channel {
         var lastError: any Error = NATSError.connectFailed("no server configured")
         var refused: String?
         let servers = state.withLockedValue { $0.serversToTry() }
@@ -289,13 +289,14 @@ extension NATSClient {
     /// The channel may have closed already, between its handshake and now (its inactive event
     /// then found another channel, or none, current and was ignored): its close future, watched
     /// from here on, completes at once then, and the lost connection is handled like any other.
-    private func install(_ channel: any Channel) {
+    func install(_ channel: any Channel) {
         let pingTimer = startKeepAlive(on: channel)
         let bytes: ByteBuffer? = state.withLockedValue { state in
             guard !state.isClosed else { return nil }
             state.phase = .connected(channel)
             state.pingsOutstanding = 0
             state.pingTimer = pingTimer
+            state.backoff.connected(at: .now)
             // Counted before anything can be written on it, so whoever sees traffic sees the count.
             counters.connects.add(1, ordering: .relaxed)
             var out = channel.allocator.buffer(capacity: 1024 + state.pending.readableBytes)
@@ -312,64 +313,6 @@ extension NATSClient {
         }
         channel.closeFuture.whenComplete { [weak self] _ in self?.connectionLost(channel) }
         channel.writeAndFlush(bytes, promise: nil)
-    }
-
-    /// `channel` closed (or the keep-alive found it stale): when it is the current connection,
-    /// pending requests and flushes fail with ``NATSError/connectionLost`` and the client
-    /// reconnects. Called more than once for one channel (its inactive event, its close future,
-    /// the keep-alive), it acts once.
-    func connectionLost(_ channel: any Channel) {
-        typealias Lost = ([_ClientState.PendingRequest], [CheckedContinuation<Void, any Error>], RepeatedTask?)
-        let lost: Lost? = state.withLockedValue { state in
-            guard let current = state.channel, current === channel else { return nil }
-            state.phase = .reconnecting
-            defer { state.pingTimer = nil }
-            let (requests, waiters) = state.takeWaiters()
-            return (requests, waiters, state.pingTimer)
-        }
-        guard let (requests, waiters, pingTimer) = lost else { return }
-        pingTimer?.cancel()
-        counters.disconnects.add(1, ordering: .relaxed)
-        counters.requestsLost.add(requests.count, ordering: .relaxed)
-        logger.warning("NATS connection lost; reconnecting")
-        for request in requests { request.complete(.failure(.connectionLost)) }
-        for waiter in waiters { waiter.resume(throwing: NATSError.connectionLost) }
-        let task = Task<Void, Never> { [weak self] in await self?.reconnect() }
-        state.withLockedValue { $0.reconnectTask = task }
-    }
-
-    private func reconnect() async {
-        let policy = configuration.reconnect
-        var delay = policy.initialDelay
-        var attempts = 0
-        var refusals: [String: (detail: String, count: Int)] = [:]
-        while !Task.isCancelled, !state.withLockedValue({ $0.isClosed }) {
-            do {
-                let channel = try await openAnyConnection(refusals: &refusals)
-                install(channel)
-                logger.info("NATS connection re-established")
-                return
-            } catch {
-                // The same refusal from a server, again and again: the credentials will not do.
-                let limit = max(1, configuration.maximumAuthorizationFailures)
-                if let (_, refusal) = refusals.first(where: { $0.value.count >= limit }) {
-                    let reason = NATSError.authorizationFailed(
-                        "\(refusal.detail) (refused \(refusal.count) times in a row while reconnecting)")
-                    logger.error("\(reason); closing")
-                    await close(because: reason)
-                    return
-                }
-            }
-            attempts += 1
-            if let maximum = policy.maximumAttempts, attempts >= maximum {
-                logger.error("NATS reconnection failed \(attempts) times; closing")
-                await close(because: .connectFailed("reconnection failed \(attempts) times"))
-                return
-            }
-            // Jittered, so that clients that lost one server do not all come back at one instant.
-            try? await Task.sleep(for: policy.jittered(delay))
-            delay = min(delay * 2, policy.maximumDelay)
-        }
     }
 
     private func sweepExpiredRequests() {

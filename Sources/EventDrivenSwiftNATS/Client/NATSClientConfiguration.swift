@@ -66,13 +66,29 @@ public struct NATSClientConfiguration: Sendable {
     }
 
     /// How the client reconnects after it lost its connection.
+    ///
+    /// After a connection that stayed up for ``stableConnectionDuration``, the first new attempt
+    /// is immediate; each failed attempt then waits ``initialDelay``, doubled each time up to
+    /// ``maximumDelay``, jittered. A connection lost sooner (a server that completes the
+    /// handshake and closes the connection at once, again and again) does not reset that
+    /// back-off: the next attempt waits the doubled delay, as after a failed attempt, so such a
+    /// server gets at most one connection per ``maximumDelay`` once the delay has grown.
     public struct Reconnect: Sendable {
-        /// The wait before the first new attempt; doubled after each failure.
+        /// The first wait: after the first failed attempt, or before the first attempt when the
+        /// connection was lost sooner than ``stableConnectionDuration``; doubled after each.
         public var initialDelay: Duration = .milliseconds(20)
         /// The longest wait between attempts.
         public var maximumDelay: Duration = .seconds(2)
-        /// How many attempts in a row before the client gives up and closes; `nil` for no limit.
+        /// How many failed attempts in a row before the client gives up and closes; `nil` for no
+        /// limit. An attempt that completes the handshake ends the run, however soon its
+        /// connection is lost: a server that accepts and drops every connection slows the
+        /// client's attempts down (see ``stableConnectionDuration``) but does not close it.
         public var maximumAttempts: Int? = nil
+        /// How long a connection must stay up to count as re-established for the back-off: one
+        /// lost sooner does not reset it, and the attempt after it waits the doubled, jittered
+        /// delay as after a failed attempt. 1 s by default; zero resets the back-off on every
+        /// connection (each lost connection is then retried at once).
+        public var stableConnectionDuration: Duration = .seconds(1)
         /// The share of each wait that is random: the wait is between `(1 - jitter) × delay` and
         /// the delay, so that the clients of a restarted server do not all come back at one
         /// instant. 0.5 by default; 0 for none.

@@ -79,6 +79,9 @@ struct _ClientState: Sendable {
     var serverInfo: NATSServerInfo?
     var sweeper: RepeatedTask?
     var reconnectTask: Task<Void, Never>?
+    /// The reconnection back-off, kept across connections: one lost soon after it was
+    /// established does not reset it.
+    var backoff = _ReconnectBackoff()
     /// The servers to connect to: the configured ones (shuffled unless told not to), then those
     /// the servers announced (`connect_urls`), at most ``maximumDiscoveredServers`` of them.
     var servers: [URL] = []
