@@ -4,6 +4,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOEmbedded
 import Testing
 
 @testable import EventDrivenSwiftNATS
@@ -173,6 +174,31 @@ struct HostileServerTests {
         #expect(client.isConnected)
         await client.close()
         await server.shutdown()
+    }
+
+    @Test(
+        "X4: parsed bytes are not kept: 20,000 reads that each end inside a frame (1.2 MB) leave the read buffer under 256 KB"
+    )
+    func readBufferKeepsNoParsedBytes() throws {
+        let channel = EmbeddedChannel()
+        let handshake = channel.eventLoop.makePromise(of: NATSServerInfo.self)
+        let handler = _NATSChannelHandler(
+            handshake: handshake,
+            hooks: .init(
+                connectJSON: { _ in "{}" }, tlsHandler: { _ in nil }, frames: { _ in }, inactive: { _ in },
+                writable: { _ in }, protocolError: { _ in }))
+        try channel.pipeline.syncOperations.addHandler(handler)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 4222)).wait()
+        try channel.writeInbound(ByteBuffer(string: ScriptedNATSServer.plainInfo + "PONG\r\n"))
+        #expect(try handshake.futureResult.wait().serverID == "scripted")
+        // As a client reads a flood it cannot keep up with (PINGs from a server that does not
+        // read grew the buffer by 36 MB/s): no read ends on a frame's end. +OKs here, which ask
+        // for no answer, so that the channel's outbound queue stays empty.
+        try channel.writeInbound(ByteBuffer(string: "+O"))
+        let read = ByteBuffer(string: "K\r\n" + String(repeating: "+OK\r\n", count: 11) + "+O")
+        for _ in 0..<20_000 { try channel.writeInbound(read) }
+        #expect(handler.cumulationCapacity < 256 * 1024, "\(handler.cumulationCapacity) bytes")
+        _ = try? channel.finish()
     }
 
     @Test(

@@ -38,6 +38,8 @@ final class _NATSChannelHandler: ChannelInboundHandler {
     /// Whether the handshake succeeded: a later close is a lost connection to report.
     private var wasReady = false
     private var cumulation: ByteBuffer?
+    /// The capacity of the buffer holding what was read and not yet parsed (tests read it).
+    var cumulationCapacity: Int { cumulation?.capacity ?? 0 }
     private var parser = NATSProtocolParser()
     private let handshake: EventLoopPromise<NATSServerInfo>
     private var info: NATSServerInfo?
@@ -72,6 +74,11 @@ final class _NATSChannelHandler: ChannelInboundHandler {
                 } else if buffer.readableBytes > parser.maximumFrameBytes {
                     // The parser refuses larger frames as soon as they are announced; this is the backstop.
                     throw NATSError.protocolError("more than \(parser.maximumFrameBytes) bytes without a whole frame")
+                } else if buffer.readerIndex > 65_536, buffer.readerIndex > buffer.readableBytes {
+                    // The parsed bytes go once they outweigh the partial frame kept (each byte is
+                    // moved a bounded number of times): reads that all end inside a frame (a PING
+                    // flood read faster than it is sent) grew this buffer by every byte read.
+                    cumulation!.discardReadBytes()
                 }
             }
             handOver()
