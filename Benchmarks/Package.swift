@@ -14,6 +14,8 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
@@ -32,6 +34,17 @@ let package = Package(
             dependencies: [
                 .product(name: "EventDrivenSwift", package: rootIdentity),
                 .product(name: "EventDrivenSwiftNATS", package: rootIdentity),
+            ]
+        ),
+        // The client side of tools/nats-hostile: the NATS client and the bridge against a fake
+        // server that misbehaves on purpose.
+        .executableTarget(
+            name: "NATSHostileProbe",
+            dependencies: [
+                .product(name: "EventDrivenSwift", package: rootIdentity),
+                .product(name: "EventDrivenSwiftNATS", package: rootIdentity),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ],
