@@ -13,31 +13,29 @@
 /// }
 /// ```
 public struct ChannelSubscription: EventSubscription, Hashable {
-    /// Weak: the bus keeps a subscription while it is registered, so a handle kept by the
-    /// handler's owner never keeps the handler (and what it captures) alive once the subscription
-    /// has ended (`SubscriptionHandleLifetimeTests`).
-    private weak let subscription: _Subscription?
-    /// The subscription's identity, which outlives it.
-    private let serial: UInt64
+    /// The subscription's reference, which reaches it weakly: the bus keeps a subscription while
+    /// it is registered, so a handle kept by the handler's owner never keeps the handler (and
+    /// what it captures) alive once the subscription has ended (`SubscriptionHandleLifetimeTests`).
+    /// The reference lives as long as a handle or the handler does: it is the handles' identity.
+    let reference: _SubscriptionReference
 
-    init(_ subscription: _Subscription) {
-        self.subscription = subscription
-        self.serial = subscription.serial
+    init(_ reference: _SubscriptionReference) {
+        self.reference = reference
     }
 
     /// Ends the subscription: no delivery that has not started yet runs the handler.
     /// Safe from any thread, including from inside the handler, any number of times.
     public func cancel() {
-        subscription?.cancel()
+        reference.subscription?.cancel()
     }
 
     /// `true` until ``cancel()`` or the bus's shutdown.
-    public var isActive: Bool { subscription?.isActive ?? false }
+    public var isActive: Bool { reference.subscription?.isActive ?? false }
 
     /// `true` when both are handles of the same subscription.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.serial == rhs.serial }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.reference === rhs.reference }
     /// Hashes the subscription's identity.
-    public func hash(into hasher: inout Hasher) { hasher.combine(serial) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(reference)) }
 }
 
 /// Lets a handler reach its own subscription; the subscription is set before it is
@@ -47,5 +45,5 @@ final class _SubscriptionReference: @unchecked Sendable {
     weak var subscription: _Subscription?
 
     /// The handle of the subscription whose handler is running.
-    var handle: ChannelSubscription? { subscription.map(ChannelSubscription.init) }
+    var handle: ChannelSubscription? { subscription == nil ? nil : ChannelSubscription(self) }
 }

@@ -60,7 +60,7 @@ extension EventBus {
         }
         reference.subscription = subscription
         register(subscription)
-        return ChannelSubscription(subscription)
+        return ChannelSubscription(reference)
     }
 
     /// How many subscriptions `channel` has on this bus.

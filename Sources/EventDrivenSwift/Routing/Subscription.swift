@@ -86,10 +86,6 @@ final class _Subscription: @unchecked Sendable {
     private let registrarReceiverKind: EventReceiverKind?
     private let knownReceiver = LockedValue<EventReceiver?>(nil)
     private let active = Atomic<Bool>(true)
-    /// Unique among the process's subscriptions: the identity of the handles that refer to the
-    /// subscription weakly (``ChannelSubscription``), which outlive it.
-    let serial = _Subscription.serials.wrappingAdd(1, ordering: .relaxed).newValue
-    private static let serials = Atomic<UInt64>(0)
     /// What ``whenEnded(_:)`` asked to run when the subscription ends.
     private let onEnd = LockedValue<(@Sendable () -> Void)?>(nil)
 

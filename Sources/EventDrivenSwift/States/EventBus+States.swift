@@ -147,14 +147,15 @@ extension EventBus {
         _ handler: @escaping @Sendable (ChannelSubscription, Value) -> Void
     ) -> ChannelSubscription {
         let reference = _SubscriptionReference()
-        let subscription = subscribeState(
+        // The bus keeps the subscription while it is registered; the handle reaches it weakly.
+        _ = subscribeState(
             state, target: target(for: context, isolation: isolation), registrar: self,
             prepare: { reference.subscription = $0 },
             { change, _ in
                 guard let handle = reference.handle else { return }
                 handler(handle, change.value)
             })
-        return ChannelSubscription(subscription)
+        return ChannelSubscription(reference)
     }
 
     /// Registers `handler` for `state`'s changes on `target` and sends it the current value, if
