@@ -84,37 +84,33 @@ struct HostileServerTests {
         "X4: a server that reports the stream missing (10059) and refuses to create it as existing (10058) every time: ensureStream gives up with the 10058 error after a few lookups"
     )
     func ensureStreamGivesUpOnContradictoryAnswers() async throws {
-        let server = try await Self.apiServer { operation in
-            operation.hasPrefix("STREAM.INFO.") ? Self.streamNotFound : Self.streamExists
-        }
-        defer { Task { await server.shutdown() } }
-        let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
-        try await client.connect()
-        let jetStream = JetStream(client: client)
-        let outcome = NIOLockedValueBox<Result<Void, any Error>?>(nil)
-        let ensuring = Task {
-            let result = await Self.outcome { try await jetStream.ensureStream(Self.stream) }
-            outcome.withLockedValue { $0 = result }
-        }
-        // Bounded: a client that loops for ever is caught here (and stopped by closing the client).
-        #expect(await poll(timeout: .seconds(10)) { outcome.withLockedValue { $0 } != nil })
-        await client.close()
-        await ensuring.value
-        let infos = server.lines(of: 1).count { $0.hasPrefix("PUB $JS.API.STREAM.INFO.EDS ") }
-        #expect(infos == 6, "\(infos) lookups")
-        switch outcome.withLockedValue({ $0 }) {
+        let (outcome, lookups) = try await Self.ensureStreamAgainstContradictions(cancelled: false)
+        #expect(lookups == 6, "\(lookups) lookups")
+        switch outcome {
         case .failure(let error as JetStreamAPIError): #expect(error.errorCode == 10058)
         case let other: Issue.record("expected the 10058 refusal, got \(String(describing: other))")
         }
-        await server.shutdown()
     }
 
     @Test(
         "X4: ensureStream honours task cancellation: against a server that contradicts itself, a cancelled call ends with CancellationError"
     )
     func ensureStreamHonoursCancellation() async throws {
-        let server = try await Self.apiServer { operation in
-            operation.hasPrefix("STREAM.INFO.") ? Self.streamNotFound : Self.streamExists
+        let (outcome, _) = try await Self.ensureStreamAgainstContradictions(cancelled: true)
+        switch outcome {
+        case .failure(let error): #expect(error is CancellationError, "\(error)")
+        case let other: Issue.record("expected CancellationError, got \(String(describing: other))")
+        }
+    }
+
+    /// Calls `ensureStream` against a server that reports the stream missing (10059) and refuses
+    /// to create it as existing (10058) every time, cancelling the call at once if `cancelled`;
+    /// returns how it ended and how many lookups the server answered.
+    static func ensureStreamAgainstContradictions(
+        cancelled: Bool
+    ) async throws -> (outcome: Result<Void, any Error>?, lookups: Int) {
+        let server = try await apiServer { operation in
+            operation.hasPrefix("STREAM.INFO.") ? streamNotFound : streamExists
         }
         defer { Task { await server.shutdown() } }
         let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
@@ -125,15 +121,14 @@ struct HostileServerTests {
             let result = await Self.outcome { try await jetStream.ensureStream(Self.stream) }
             outcome.withLockedValue { $0 = result }
         }
-        ensuring.cancel()
+        if cancelled { ensuring.cancel() }
+        // Bounded: a client that loops for ever is caught here (and stopped by closing the client).
         #expect(await poll(timeout: .seconds(10)) { outcome.withLockedValue { $0 } != nil })
         await client.close()
         await ensuring.value
-        switch outcome.withLockedValue({ $0 }) {
-        case .failure(let error): #expect(error is CancellationError, "\(error)")
-        case let other: Issue.record("expected CancellationError, got \(String(describing: other))")
-        }
+        let lookups = server.lines(of: 1).count { $0.hasPrefix("PUB $JS.API.STREAM.INFO.EDS ") }
         await server.shutdown()
+        return (outcome.withLockedValue { $0 }, lookups)
     }
 
     /// How many 6-byte `PONG`s a client's socket can hold at most: its send buffer's largest
