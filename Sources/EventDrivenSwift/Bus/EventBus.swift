@@ -170,7 +170,7 @@ public final class EventBus: Sendable {
     /// A bus that is not accepting asks once more, out of line, whether a graceful stop lets the
     /// dispatch through (``admitsWhileStopping(_:)``): a running bus pays nothing for it.
     @usableFromInline
-    func route(_ envelope: consuming _EventEnvelope, key: ObjectIdentifier, file: StaticString, line: UInt) {
+    func route(_ envelope: _EventEnvelope, key: ObjectIdentifier, file: StaticString, line: UInt) {
         if _slowPath(
             counters.observation.mode.load(ordering: .relaxed) != 0
                 || stores.consumers.count.load(ordering: .relaxed) != 0)
@@ -183,9 +183,7 @@ public final class EventBus: Sendable {
             && !admitsWhileStopping(envelope.event)
         {
             reject(envelope)
-        } else if let route = routes.route(for: key) {
-            _Route.deliver(envelope, along: route)
-        } else {
+        } else if !_RouteTable.deliver(envelope, routedBy: key, in: routes) {
             counters.settleNoReceiver(envelope)
         }
         if dispatches.count.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue == 0
@@ -210,9 +208,7 @@ public final class EventBus: Sendable {
         let envelope = _EventEnvelope(event: event, metadata: metadata, annotation: annotation)
         guard lifecycle.isAccepting || admitsWhileStopping(event) else { return reject(envelope) }
         let consumed = offerToConsumers({ envelope }, type: key)
-        if let route = routes.route(for: key) {
-            _Route.deliver(envelope, along: route)
-        } else if !consumed {
+        if !_RouteTable.deliver(envelope, routedBy: key, in: routes) && !consumed {
             counters.settleNoReceiver(envelope)
         }
     }
@@ -300,10 +296,16 @@ func _routingKey<E: Eventable>(of event: E) -> ObjectIdentifier {
 
 extension EventMetadata {
     /// The metadata of an event dispatched now (not scheduled), stamped with the event clock
-    /// (`DispatchTime._eventNow`).
-    @usableFromInline
+    /// (`DispatchTime._eventNow`), which it reads itself: every dispatch comes here.
+    @inlinable
     init(dispatchedNow method: EventDispatchMethod, priority: EventPriority) {
-        self.dispatchNanoseconds = DispatchTime._eventNanoseconds
+        #if canImport(Glibc) || canImport(Musl)
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            self.dispatchNanoseconds = UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+        #else
+            self.dispatchNanoseconds = DispatchTime.now().uptimeNanoseconds
+        #endif
         self.scheduledNanoseconds = .max
         self.priority = priority
         self.method = method
@@ -339,7 +341,8 @@ extension DispatchTime {
         #endif
     }
 
-    /// ``_eventNow`` in uptime nanoseconds, read without making a `DispatchTime`.
+    /// ``_eventNow`` in uptime nanoseconds, read without making a `DispatchTime`. (A dispatch
+    /// reads the same clock in ``EventMetadata/init(dispatchedNow:priority:)``, written out there.)
     @inlinable
     static var _eventNanoseconds: UInt64 {
         #if canImport(Glibc) || canImport(Musl)

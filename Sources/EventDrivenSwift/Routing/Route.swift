@@ -50,11 +50,13 @@ final class _Route: Sendable {
 
     /// Hands `envelope` to the target of every subscription, through the one boundary
     /// (``_DeliveryTarget/deliver(_:for:)``, or ``_DeliveryTarget/deliver(_:to:of:)`` for a
-    /// target's group), holding no lock of the bus.
+    /// target's group), holding no lock of the bus. A dispatch numbers the event first when the
+    /// route has latest-only listeners (``latest``).
     ///
     /// Each target gets its subscriptions in one call, in registration order, and keeps that order
     /// itself: a mailbox takes them as one node (or, bounded, pushes a stacked event's in reverse,
     /// since it runs stacked nodes newest first).
+    @inline(__always)
     func deliver(_ envelope: _EventEnvelope) {
         if let runs {
             for run in runs { deliver(envelope, run) }
@@ -63,19 +65,6 @@ final class _Route: Sendable {
         for subscription in unretained {
             // Unretained: `subscriptions` holds it, and the dispatch holds this route.
             subscription._withUnsafeGuaranteedRef { $0.target.deliver(envelope, for: $0) }
-        }
-    }
-
-    /// Hands `envelope` to the route that `route` names, without retaining it: the published
-    /// table holds it while the dispatch is counted in flight (``_PublishedRoutes``). A route with
-    /// latest-only listeners numbers the event first.
-    static func deliver(_ envelope: _EventEnvelope, along route: Unmanaged<_Route>) {
-        route._withUnsafeGuaranteedRef { route in
-            if let latest = route.latest {
-                route.deliver(envelope.sequenced(latest.advance()))
-            } else {
-                route.deliver(envelope)
-            }
         }
     }
 
@@ -108,36 +97,30 @@ final class _Route: Sendable {
 /// table and its routes without retaining them.
 // @unchecked Sendable: `current` is atomic and names an immutable table
 final class _PublishedRoutes: @unchecked Sendable {
-    /// The table's address (retained by this object).
-    private let current: Atomic<UInt>
+    /// The address of the current table's storage (``_RouteTable/storage``); the table is
+    /// retained by this object. Read by ``_RouteTable/deliver(_:routedBy:in:)``.
+    fileprivate let current: Atomic<UInt>
 
     init() {
-        // Retained by this object through the address; released when replaced (`publish`) or in deinit.
-        current = Atomic(UInt(bitPattern: Unmanaged.passRetained(_RouteTable<_Route>()).toOpaque()))
+        let table = _RouteTable<_Route>()
+        // Held by this object through its storage's address; released when replaced (`publish`) or in deinit.
+        _ = Unmanaged.passRetained(table)
+        current = Atomic(UInt(bitPattern: table.storage))
     }
 
     deinit {
         // The retain that init or the last `publish` took.
-        Unmanaged<_RouteTable<_Route>>.fromOpaque(table).release()
+        _RouteTable<_Route>.owner(ofStorage: storage).release()
     }
 
-    private var table: UnsafeRawPointer {
+    private var storage: UnsafeRawPointer {
         UnsafeRawPointer(bitPattern: current.load(ordering: .sequentiallyConsistent)).unsafelyUnwrapped
-    }
-
-    /// The route of `key`, unretained (the table holds it, and the table outlives a dispatch that
-    /// is counted in flight); `nil` when there is none.
-    func route(for key: ObjectIdentifier) -> Unmanaged<_Route>? {
-        // Unretained: a replaced table is released only once no dispatch counted in flight can read it.
-        let table = Unmanaged<_RouteTable<_Route>>.fromOpaque(
-            UnsafeRawPointer(bitPattern: current.load(ordering: .sequentiallyConsistent)).unsafelyUnwrapped)
-        return table._withUnsafeGuaranteedRef { $0.unretainedRoute(for: key) }
     }
 
     /// The current table, retained; for the registry's writers and slow readers.
     var routes: _RouteTable<_Route> {
         // Retained here for the caller; the current table is held by this object.
-        Unmanaged<_RouteTable<_Route>>.fromOpaque(table).takeUnretainedValue()
+        _RouteTable<_Route>.owner(ofStorage: storage).takeUnretainedValue()
     }
 
     /// Publishes `table` in place of the current one, and returns the one it replaced, which the
@@ -145,9 +128,9 @@ final class _PublishedRoutes: @unchecked Sendable {
     /// Called under the registry lock, so publications never race.
     func publish(_ table: _RouteTable<_Route>) -> _RouteTable<_Route> {
         // The new table's retain passes to this object; the replaced one's to the caller, who retires it.
-        let replaced = current.exchange(
-            UInt(bitPattern: Unmanaged.passRetained(table).toOpaque()), ordering: .sequentiallyConsistent)
-        return Unmanaged<_RouteTable<_Route>>.fromOpaque(UnsafeRawPointer(bitPattern: replaced).unsafelyUnwrapped)
+        _ = Unmanaged.passRetained(table)
+        let replaced = current.exchange(UInt(bitPattern: table.storage), ordering: .sequentiallyConsistent)
+        return _RouteTable<_Route>.owner(ofStorage: UnsafeRawPointer(bitPattern: replaced).unsafelyUnwrapped)
             .takeRetainedValue()
     }
 }
@@ -159,31 +142,80 @@ final class _PublishedRoutes: @unchecked Sendable {
 /// type's metadata, hashed with one multiply: every dispatch looks its route up here, and type
 /// addresses are unique and never chosen by an attacker, so a keyed hash buys nothing.
 ///
+/// The table lives in one allocation, ``storage``, which a dispatch reads by its address alone
+/// (``deliver(_:routedBy:in:)``), without a reference to the table to retain or borrow:
+/// a ``Header``, then the keys, then the routes.
+///
 /// The table holds one strong reference per route. ``withRoute(_:_:)`` lends a route to its
 /// body without retaining it, which is safe while nothing can mutate the table: a table is
 /// filled before it is published (``_PublishedRoutes``, a pool snapshot) and never changed after.
 // @unchecked Sendable: mutated only before it is published, then read-only
 final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
-    /// Type addresses; `0` marks an empty slot.
-    private var keys: UnsafeMutablePointer<UInt>
-    private var routes: UnsafeMutablePointer<Unmanaged<Route>?>
+    /// The header, the keys (type addresses; `0` marks an empty slot), then the routes; replaced
+    /// only by `grow`, before the table is published.
+    private(set) var storage: UnsafeMutableRawPointer
     /// A power of two.
     private var capacity: Int
     private(set) var count = 0
 
+    /// The first words of ``storage``: what a lookup needs besides the keys.
+    struct Header {
+        /// The table's address, unretained (``owner(ofStorage:)``).
+        var owner: UInt
+        /// How far a key's hash is shifted right to give its home slot: 64 − log₂ capacity.
+        var shift: UInt
+        /// `capacity − 1`.
+        var mask: Int
+        /// Where the routes start, after the keys.
+        var routes: UnsafeMutablePointer<Unmanaged<Route>?>
+    }
+
+    // The parts of `storage`, bound when it was allocated (`allocateStorage`), valid until `grow` or deinit.
+    private var keys: UnsafeMutablePointer<UInt> {
+        (storage + MemoryLayout<Header>.stride).assumingMemoryBound(to: UInt.self)
+    }
+    private var routes: UnsafeMutablePointer<Unmanaged<Route>?> {
+        storage.assumingMemoryBound(to: Header.self).pointee.routes
+    }
+
     init() {
         capacity = 16
-        // Owned by the table and freed in deinit (or by the next `grow`).
-        keys = .allocate(capacity: capacity)
-        keys.initialize(repeating: 0, count: capacity)
-        routes = .allocate(capacity: capacity)
-        routes.initialize(repeating: nil, count: capacity)
+        storage = Self.allocateStorage(capacity: 16)
+        // Unretained: the storage lives only as long as this table (freed in deinit).
+        storage.assumingMemoryBound(to: Header.self).pointee.owner = UInt(
+            bitPattern: Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
         for slot in 0..<capacity where keys[slot] != 0 { routes[slot]?.release() }
-        keys.deallocate()
-        routes.deallocate()
+        storage.deallocate()
+    }
+
+    /// Storage for `capacity` empty slots, its header written but for the owner's address,
+    /// which the caller writes.
+    private static func allocateStorage(capacity: Int) -> UnsafeMutableRawPointer {
+        // Owned by the table and freed in deinit (or by the next `grow`).
+        let storage = UnsafeMutableRawPointer.allocate(
+            byteCount: MemoryLayout<Header>.stride + capacity
+                * (MemoryLayout<UInt>.stride + MemoryLayout<Unmanaged<Route>?>.stride),
+            alignment: max(MemoryLayout<Header>.alignment, MemoryLayout<UInt>.alignment))
+        // The header's words, then the keys, then the routes, each bound to its type here.
+        let keys = (storage + MemoryLayout<Header>.stride).bindMemory(to: UInt.self, capacity: capacity)
+        keys.initialize(repeating: 0, count: capacity)
+        let routes = UnsafeMutableRawPointer(keys + capacity).bindMemory(to: Unmanaged<Route>?.self, capacity: capacity)
+        routes.initialize(repeating: nil, count: capacity)
+        storage.bindMemory(to: Header.self, capacity: 1).initialize(
+            to: Header(
+                owner: 0, shift: UInt(UInt.bitWidth - capacity.trailingZeroBitCount), mask: capacity - 1,
+                routes: routes))
+        return storage
+    }
+
+    /// The table whose storage is at `storage`, unretained.
+    static func owner(ofStorage storage: UnsafeRawPointer) -> Unmanaged<_RouteTable> {
+        // Valid while the table is: its storage is freed only by its deinit.
+        Unmanaged.fromOpaque(
+            UnsafeRawPointer(bitPattern: storage.assumingMemoryBound(to: Header.self).pointee.owner).unsafelyUnwrapped)
     }
 
     /// A table with the same routes, to change and publish in place of this one.
@@ -200,21 +232,6 @@ final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
         get { withRoute(key) { $0 } }
         set {
             if let newValue { insert(newValue, for: UInt(bitPattern: key)) } else { remove(UInt(bitPattern: key)) }
-        }
-    }
-
-    /// The route of `key`, not retained: valid while the table is; `nil` when there is none.
-    @inline(__always)
-    func unretainedRoute(for key: ObjectIdentifier) -> Unmanaged<Route>? {
-        let raw = UInt(bitPattern: key)
-        // `home(of:)`, written out: this is the lookup of every dispatch.
-        var slot = Int(
-            truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - capacity.trailingZeroBitCount))
-        while true {
-            let found = keys[slot]
-            if found == raw { return routes[slot] }
-            if found == 0 { return nil }
-            slot = (slot &+ 1) & (capacity &- 1)
         }
     }
 
@@ -290,23 +307,60 @@ final class _RouteTable<Route: AnyObject>: @unchecked Sendable {
     }
 
     private func grow() {
+        let oldStorage = storage
         let oldKeys = keys
         let oldRoutes = routes
         let oldCapacity = capacity
         capacity *= 2
-        // The larger arrays, owned by the table; the old ones are freed below, their retains moved.
-        keys = .allocate(capacity: capacity)
-        keys.initialize(repeating: 0, count: capacity)
-        routes = .allocate(capacity: capacity)
-        routes.initialize(repeating: nil, count: capacity)
+        storage = Self.allocateStorage(capacity: capacity)
+        // The same owner: both storages are this table's, bound by `allocateStorage`.
+        storage.assumingMemoryBound(to: Header.self).pointee.owner =
+            oldStorage.assumingMemoryBound(to: Header.self).pointee.owner
+        // The old storage's retains move to the new one, and the old storage is freed.
         for slot in 0..<oldCapacity where oldKeys[slot] != 0 {
             var target = home(of: oldKeys[slot])
             while keys[target] != 0 { target = (target + 1) & (capacity - 1) }
             keys[target] = oldKeys[slot]
             routes[target] = oldRoutes[slot]
         }
-        oldKeys.deallocate()
-        oldRoutes.deallocate()
+        oldStorage.deallocate()
+    }
+}
+
+extension _RouteTable where Route == _Route {
+    /// Hands `envelope` to the route of `key` in the table that `published` names (numbered
+    /// first when the route has latest-only listeners, ``_Route/latest``), and returns whether
+    /// there was one: the lookup of every dispatch.
+    ///
+    /// It reads the table's storage by its address alone, and the route without retaining it:
+    /// the table holds the route, and outlives a dispatch that is counted in flight
+    /// (``_PublishedRoutes``).
+    @inline(__always)
+    static func deliver(_ envelope: _EventEnvelope, routedBy key: ObjectIdentifier, in published: _PublishedRoutes)
+        -> Bool
+    {
+        let raw = UInt(bitPattern: key)
+        // Valid while the table is (see the type's notes): its header, then its keys.
+        let header = UnsafeMutableRawPointer(bitPattern: published.current.load(ordering: .sequentiallyConsistent))
+            .unsafelyUnwrapped.assumingMemoryBound(to: Header.self)
+        let keys = UnsafeRawPointer(header + 1).assumingMemoryBound(to: UInt.self)
+        // `home(of:)`, written out.
+        var slot = Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> header.pointee.shift)
+        while true {
+            let found = keys[slot]
+            if found == raw { break }
+            if found == 0 { return false }
+            slot = (slot &+ 1) & header.pointee.mask
+        }
+        // Unretained: the table holds the route (above).
+        header.pointee.routes[slot].unsafelyUnwrapped._withUnsafeGuaranteedRef { route in
+            if let latest = route.latest {
+                route.deliver(envelope.sequenced(latest.advance()))
+            } else {
+                route.deliver(envelope)
+            }
+        }
+        return true
     }
 }
 
