@@ -93,7 +93,7 @@ extension EventBus {
     ) -> EventListenerHandle {
         let weakActor = _WeakReference(actor)
         return listenSerially(type, owner: actor) { event, _ in
-            guard let actor = weakActor.object else { return }
+            guard let actor = weakActor.object else { throw _OwnerReleasedBeforeHandler() }
             try await handler(actor, event as! E)
         }
     }
@@ -113,7 +113,7 @@ extension EventBus {
     ) -> EventListenerHandle {
         let weakActor = _WeakReference(actor)
         return listenSerially(type, owner: actor) { event, metadata in
-            guard let actor = weakActor.object else { return }
+            guard let actor = weakActor.object else { throw _OwnerReleasedBeforeHandler() }
             try await handler(actor, event as! E, metadata)
         }
     }

@@ -99,6 +99,9 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
                                 receiver: subscription.receiver)
                         }
                         counters.settle(.delivered, envelope)
+                    } catch is _OwnerReleasedBeforeHandler {
+                        // The actor was freed between the subscription's check and the handler.
+                        counters.settle(.ownerGone, envelope)
                     } catch {
                         bus?.report(
                             .handlerFailed(
@@ -170,3 +173,8 @@ final class _SerialHandlerSink: _DrainableSink, _SubscriptionRegistrar {
         }
     }
 }
+
+/// Thrown by an actor listener's handler wrapper when its actor was freed after the delivery's
+/// owner check and before the handler could take it: the delivery is counted `ownerReleased`,
+/// not `delivered` or `failed`, and interceptors see it so.
+struct _OwnerReleasedBeforeHandler: Error {}

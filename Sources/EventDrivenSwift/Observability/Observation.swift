@@ -218,6 +218,9 @@ final class _Observation: Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             try await Self.bind(context) { try await Self.wrapAsync(handler, in: interceptors[...], for: delivery) }
+        } catch let released as _OwnerReleasedBeforeHandler {
+            // Not a failure: the listener counts it `ownerReleased`, which reports it (`settled`).
+            throw released
         } catch {
             report(delivery, .failed, start: start, error: error, to: interceptors)
             throw error
