@@ -52,4 +52,22 @@ struct QuietTimeoutTests {
         #expect(outcome.withLock { $0 } != nil)
         if !endedInTime { _ = ended.wait(timeout: .now() + .seconds(30)) }
     }
+
+    @Test(
+        "a zero or negative timeout on a quiet bus does not report it busy, fresh or after its receivers went idle",
+        arguments: [Duration.zero, .seconds(-3)])
+    func zeroTimeoutOnQuietBus(timeout: Duration) async {
+        var thrown: [Int] = []
+        for round in 0..<100 {
+            let bus = EventBus(label: "quiet.zero.\(round)")
+            if round.isMultiple(of: 2) {
+                bus.listen(Stuck.self, executeOn: .listenerThread) { _, _ in }
+                bus.queue(Stuck())
+                await bus.drain()
+            }
+            do { try await bus.waitUntilQuiet(timeout: timeout) } catch { thrown.append(error.pendingDeliveries) }
+            await bus.shutdown()
+        }
+        #expect(thrown.isEmpty, "reported busy \(thrown.count) times of 100, pending \(thrown)")
+    }
 }

@@ -48,7 +48,9 @@ extension EventBus {
     ///
     /// Awaited inside an async or actor listener's handler, it leaves out the listeners that
     /// ``drain()`` leaves out there: that one, and others whose handlers are awaiting a drain too.
-    /// - Parameter timeout: How long to wait.
+    /// - Parameter timeout: How long to wait. When it runs out before the round in progress
+    ///   came back, a bus with nothing pending on which no delivery ended during that round is
+    ///   quiet all the same: a zero or negative timeout asks whether the bus is quiet now.
     /// - Throws: ``EventBusNotQuietError`` when the bus is still busy after `timeout`, saying
     ///   how busy; the deliveries go on regardless.
     public func waitUntilQuiet(timeout: Duration = .seconds(10)) async throws(EventBusNotQuietError) {
@@ -85,11 +87,15 @@ extension EventBus {
             outcome.finish(nil)
         }
         guard finished == nil else { return nil }
-        // Counted now, not when the round ends: the round was cut short.
+        // Counted now, not when the round ends: the round was cut short. A bus with nothing
+        // pending, on which no delivery ended since the round began, is quiet though its round
+        // had not come back (a zero timeout's deadline can fire before an idle bus's first round).
         let counts = statistics
+        let pending = pendingDeliveryCount
+        if pending == 0 && counts.endedDeliveries == outcome.roundStart { return nil }
         return EventBusNotQuietError(
             bus: label, deliveriesInLastRound: counts.endedDeliveries - outcome.roundStart,
-            pendingDeliveries: pendingDeliveryCount, statistics: counts, unreadStreamEvents: unreadStreamEvents)
+            pendingDeliveries: pending, statistics: counts, unreadStreamEvents: unreadStreamEvents)
     }
 }
 
