@@ -23,9 +23,9 @@ extension EventBus {
         for listener in replaced.ownerReleased { listener.cancelWithoutUnregistering() }
         if !lifecycle.isAccepting {
             subscription.cancel()
-        } else if let error = closedContextError(subscription.target) {
-            // A channel's or a state's subscriber on a closed context (a listener's registration
-            // fails before it gets here): removed at once, and reported.
+        } else if let error = unusableContextError(subscription.target) {
+            // A channel's or a state's subscriber on a closed context or another bus's thread (a
+            // listener's registration fails before it gets here): removed at once, and reported.
             subscription.cancel()
             report(error)
         }

@@ -22,7 +22,9 @@ public enum DeliveryContext: Sendable, Hashable {
     /// - from an actor's code: that actor;
     /// - inside an `EventThread` callback, or a callback that runs on the bus's listener thread or
     ///   in a serial context of its own: that thread or context (not inside a `Task` the callback
-    ///   starts: it runs elsewhere);
+    ///   starts: it runs elsewhere), when it belongs to the bus registered on; a thread or context
+    ///   of another bus counts as no isolation (below), since each bus runs its listeners on its
+    ///   own threads (SPEC D6);
     /// - inside an `OperationQueue` whose underlying queue is not the main queue: that queue;
     /// - otherwise (no isolation, on any thread, the main thread included): a serial context of
     ///   the receiver's own, run on the global dispatch queues.
@@ -50,6 +52,8 @@ public enum DeliveryContext: Sendable, Hashable {
     ///
     /// The registration is not one of the thread's callbacks: cancel it yourself when you
     /// cancel the thread, or deliveries after the thread's cancel are counted as discarded.
+    /// `thread` must belong to the bus registered on: a thread of another bus fails the
+    /// registration with ``EventDrivenError/Code/threadOfAnotherBus``.
     case thread(EventThread)
 
     /// `true` when both name the same context: the same case, and for ``queue(_:)`` and

@@ -146,7 +146,7 @@ extension EventBus {
         if let filterIsolation, !runs(target, on: filterIsolation, executeOn: executeOn, isolation: isolation) {
             return failedRegistration(.customFilterIsolation(eventType: typeName))
         }
-        if let error = closedContextError(target) { return failedRegistration(error) }
+        if let error = unusableContextError(target) { return failedRegistration(error) }
         let subscription = _Subscription(
             type, owner: owner, target: target, interest: interest, registrar: self, handlers: handler)
         register(subscription)
@@ -169,11 +169,18 @@ extension EventBus {
         return EventListenerHandle(failedWith: error)
     }
 
-    /// ``EventDrivenError/Code/threadCancelled`` when `target` is a mailbox that was closed (the
-    /// `.requesterThread` of a callback whose EventThread cancelled itself, `.thread(t)` of a
-    /// cancelled `t`): nothing would ever run there.
-    func closedContextError(_ target: any _DeliveryTarget) -> EventDrivenError? {
-        guard let mailbox = target as? _Mailbox, mailbox.isClosed.load(ordering: .acquiring) else { return nil }
+    /// Why `target` cannot take this bus's deliveries, if it cannot:
+    /// ``EventDrivenError/Code/threadOfAnotherBus`` when it is another bus's mailbox (`.thread(t)`
+    /// of a `t` on another bus: that bus's shutdown would stop it and its statistics count what
+    /// runs there), ``EventDrivenError/Code/threadCancelled`` when it is a mailbox that was
+    /// closed (the `.requesterThread` of a callback whose EventThread cancelled itself,
+    /// `.thread(t)` of a cancelled `t`): nothing would ever run there.
+    func unusableContextError(_ target: any _DeliveryTarget) -> EventDrivenError? {
+        guard let mailbox = target as? _Mailbox else { return nil }
+        if mailbox.counters !== counters {
+            return .threadOfAnotherBus(thread: mailbox.executor.receiverName, bus: label)
+        }
+        guard mailbox.isClosed.load(ordering: .acquiring) else { return nil }
         return .threadCancelled(thread: mailbox.executor.receiverName)
     }
 
@@ -202,7 +209,9 @@ extension EventBus {
             if isolation is MainActor { return mainMailbox }
             return _Mailbox(executor: .actor(isolation), counters: counters)
         }
-        if let context = _ReceiverContext.current {
+        // A context of another bus (a callback of its EventThread) is not this bus's to use:
+        // such a caller gets a serial context of its own, as on a plain thread.
+        if let context = _ReceiverContext.current, context.mailbox.counters === counters {
             return context.mailbox
         }
         if let queue = OperationQueue.current?.underlyingQueue, queue !== DispatchQueue.main {

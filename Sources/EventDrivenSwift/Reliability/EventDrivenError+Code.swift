@@ -22,6 +22,7 @@ extension EventDrivenError {
             case negativeMaximumAge
             case busShutDown
             case threadCancelled
+            case threadOfAnotherBus
             case handlerFailed
             case mailboxFull
             case catchAllSubscription
@@ -64,6 +65,13 @@ extension EventDrivenError {
         /// A handler was registered on an EventThread that has been cancelled; it will never run.
         /// The error's ``EventDrivenError/thread`` names the thread.
         public static let threadCancelled = Code(.threadCancelled)
+
+        /// A handler was registered on one bus to run on an EventThread of another
+        /// (`executeOn: .thread(t)`): each bus runs its listeners on threads of its own, which
+        /// its shutdown stops and its statistics count, so nothing was registered. The error's
+        /// ``EventDrivenError/thread`` names the thread and ``EventDrivenError/bus`` the bus
+        /// registered on.
+        public static let threadOfAnotherBus = Code(.threadOfAnotherBus)
 
         /// A handler threw; other handlers and later deliveries were not affected. The delivery is
         /// counted in ``EventBusStatistics/failed`` and posted as a dead letter

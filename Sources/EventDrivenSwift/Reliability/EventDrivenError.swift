@@ -102,6 +102,9 @@ public struct EventDrivenError: Error, Sendable, Hashable, CustomStringConvertib
             return "\(type) was dispatched on bus '\(bus)' after it shut down; the event was not delivered"
         case .threadCancelled:
             return "a callback was added to \(thread ?? "an EventThread") after it was cancelled; it will never run"
+        case .threadOfAnotherBus:
+            return "a handler on bus '\(bus)' was asked to run on \(thread ?? "an EventThread"), "
+                + "a thread of another bus; each bus runs its listeners on its own threads: nothing was registered"
         case .handlerFailed:
             let error = underlyingError.map { String(reflecting: $0) } ?? "an error"
             return "a handler for \(type) on \(receiver) threw \(error); other deliveries went on"
@@ -183,6 +186,12 @@ extension EventDrivenError {
     /// ``Code/threadCancelled``: a handler was registered on `thread` after it was cancelled.
     public static func threadCancelled(thread: String) -> EventDrivenError {
         EventDrivenError(.threadCancelled, thread: thread)
+    }
+
+    /// ``Code/threadOfAnotherBus``: a handler on `bus` was asked to run on `thread`, which
+    /// belongs to another bus.
+    public static func threadOfAnotherBus(thread: String, bus: String) -> EventDrivenError {
+        EventDrivenError(.threadOfAnotherBus, bus: bus, thread: thread)
     }
 
     /// ``Code/handlerFailed``: a handler running on `receiver` threw `error` for `event`, which
