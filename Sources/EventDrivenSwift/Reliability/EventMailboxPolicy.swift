@@ -25,9 +25,9 @@ public enum EventMailboxPolicy: Sendable, Hashable {
     /// deliveries are taken or refused together: while fewer than `capacity` wait, the mailbox
     /// takes all of them (it can then hold up to the number of those listeners minus one more
     /// than `capacity`); when it is full, `.blockProducer`, `.dropNewest` and `.failDispatch`
-    /// apply to all of them. `.dropOldest` takes every event and drops the oldest deliveries
-    /// beyond `capacity` when the receiver takes its pending events, which can be some of one
-    /// event's.
+    /// apply to all of them. `.dropOldest` takes every event, and when the receiver takes its
+    /// pending events it keeps the newest events while fewer than `capacity` of their deliveries
+    /// are kept, each event's deliveries together, and drops the older events whole.
     ///
     /// - Precondition: `capacity >= 1`, checked when a thread of the class that declares the
     ///   policy is made: a smaller capacity stops the process with "a bounded mailbox needs a

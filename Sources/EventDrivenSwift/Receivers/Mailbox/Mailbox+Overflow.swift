@@ -47,11 +47,11 @@ extension _Mailbox {
                 (head, tail) = (node, node)
             } else if stacked {
                 // Below the previous one: the top of the group is the first listener's.
-                nodes.setLink(tail, to: node, tag: lane)
+                nodes.setLink(tail, to: node, tag: lane | sameEventBelow)
                 tail = node
             } else {
                 // Above the previous one: the bottom of the group is the first listener's.
-                link.pointee.store(UInt64(lane) << 32 | UInt64(head), ordering: .relaxed)
+                link.pointee.store(UInt64(lane | sameEventBelow) << 32 | UInt64(head), ordering: .relaxed)
                 head = node
             }
             deliveries += 1

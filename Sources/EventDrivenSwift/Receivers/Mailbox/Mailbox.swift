@@ -38,6 +38,10 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     let capacity: Int
     /// The tag of a barrier's node (lanes of deliveries are 0...9).
     let barrierTag: UInt32 = 10
+    /// Added to a node's tag (its lane) when the node below it holds another delivery of the
+    /// same event, pushed with it (a bounded mailbox's group, ``deliverTogether(_:to:of:)``):
+    /// `.dropOldest` keeps or drops an event's deliveries together.
+    let sameEventBelow: UInt32 = 1 << 8
 
     private let beforeWord = _CacheLinePadding()
     /// The ``_MailboxState`` word: a compare-and-exchange by every push and by every take.
@@ -255,17 +259,20 @@ final class _Mailbox: _DeliveryTarget, Sendable {
         return .ran
     }
 
-    /// Puts the nodes of the stack from `top` into the drainer's lanes (barriers aside, the
-    /// oldest beyond a dropOldest capacity dropped), and returns the bottom node.
+    /// Puts the nodes of the stack from `top` into the drainer's lanes (barriers aside), and
+    /// returns the bottom node. A `.dropOldest` mailbox keeps the newest events while fewer than
+    /// its capacity of their deliveries are kept, each event's deliveries together (as a push
+    /// takes them: an event that finds room is taken whole), and drops the older ones.
     private func sortIntoLanes(top: UInt32, count: Int, _ buffers: _DrainerBuffers) -> UInt32 {
-        let excess = limit.map { $0.dropsOldest ? max(0, count - $0.capacity) : 0 } ?? 0
-        buffers.droppedOldest = excess
+        let keptAtMost = limit.map { $0.dropsOldest ? $0.capacity : .max } ?? .max
         var dropped: [_EventEnvelope] = []
         defer {
             // Found newest first: count them oldest first.
             for envelope in dropped.reversed() { drop(envelope) }
         }
-        var ordinal = 0
+        var kept = 0
+        var keeping = true
+        var startsEvent = true
         var index = top
         var bottom = top
         while index != 0 {
@@ -274,17 +281,20 @@ final class _Mailbox: _DeliveryTarget, Sendable {
             let (below, tag) = (UInt32(truncatingIfNeeded: link), UInt32(truncatingIfNeeded: link >> 32))
             if tag == barrierTag {
                 if case .barrier(let body) = nodes.takeUnrun(index) { buffers.barriers.append(body) }
-            } else if ordinal >= count - excess {
-                // The oldest of a full dropOldest mailbox: made room for newer ones.
-                if case .deliveries(let envelope, let count) = nodes.takeUnrun(index) {
+            } else {
+                if startsEvent { keeping = kept < keptAtMost }
+                startsEvent = tag & sameEventBelow == 0
+                if keeping {
+                    kept += 1
+                    buffers.lanes.append(index, to: Int(tag & ~sameEventBelow))
+                } else if case .deliveries(let envelope, let count) = nodes.takeUnrun(index) {
+                    // The oldest of a full dropOldest mailbox: made room for newer ones.
                     dropped.append(contentsOf: repeatElement(envelope, count: count))
                 }
-            } else {
-                buffers.lanes.append(index, to: Int(tag))
             }
-            if tag != barrierTag { ordinal += 1 }
             index = below
         }
+        buffers.droppedOldest = dropped.count
         return bottom
     }
 
