@@ -65,6 +65,45 @@ extension _Mailbox {
         }
     }
 
+    /// The drainer's sorting of a `.dropOldest` mailbox's stack from `top` into its lanes: it
+    /// keeps the newest events while fewer than `capacity` of their deliveries are kept, each
+    /// event's deliveries together (as a push takes them: an event that finds room is taken
+    /// whole; a group is marked by ``sameEventBelow``), and drops the older events. Returns the
+    /// bottom node.
+    func sortIntoLanesDroppingOldest(top: UInt32, capacity: Int, _ buffers: _DrainerBuffers) -> UInt32 {
+        var dropped: [_EventEnvelope] = []
+        defer {
+            // Found newest first: count them oldest first.
+            for envelope in dropped.reversed() { drop(envelope) }
+        }
+        var kept = 0
+        var keeping = true
+        var startsEvent = true
+        var index = top
+        var bottom = top
+        while index != 0 {
+            bottom = index
+            let link = nodes.slot(index).link.pointee.load(ordering: .relaxed)
+            let (below, tag) = (UInt32(truncatingIfNeeded: link), UInt32(truncatingIfNeeded: link >> 32))
+            if tag == barrierTag {
+                if case .barrier(let body) = nodes.takeUnrun(index) { buffers.barriers.append(body) }
+            } else {
+                if startsEvent { keeping = kept < capacity }
+                startsEvent = tag & sameEventBelow == 0
+                if keeping {
+                    kept += 1
+                    buffers.lanes.append(index, to: Int(tag & ~sameEventBelow))
+                } else if case .deliveries(let envelope, let count) = nodes.takeUnrun(index) {
+                    // The oldest of a full dropOldest mailbox: made room for newer ones.
+                    dropped.append(contentsOf: repeatElement(envelope, count: count))
+                }
+            }
+            index = below
+        }
+        buffers.droppedOldest = dropped.count
+        return bottom
+    }
+
     /// ``tryPush(_:link:lane:capacity:deliveries:)`` for nodes that were not pushed.
     func tryPush(_ unpushed: _UnpushedNodes, lane: UInt32, capacity: Int) -> PushResult {
         tryPush(

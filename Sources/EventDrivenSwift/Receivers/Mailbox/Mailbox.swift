@@ -188,7 +188,7 @@ final class _Mailbox: _DeliveryTarget, Sendable {
             inProgress.store(count, ordering: .relaxed)
             // Every pending delivery left the stack, so there is room for every blocked producer.
             limit?.wakeBlockedProducers()
-            buffers.bottom = sortIntoLanes(top: top, count: count, buffers)
+            buffers.bottom = sortIntoLanes(top: top, buffers)
             buffers.top = top
             buffers.batchCount = count - buffers.droppedOldest
             buffers.remaining = buffers.batchCount
@@ -260,19 +260,13 @@ final class _Mailbox: _DeliveryTarget, Sendable {
     }
 
     /// Puts the nodes of the stack from `top` into the drainer's lanes (barriers aside), and
-    /// returns the bottom node. A `.dropOldest` mailbox keeps the newest events while fewer than
-    /// its capacity of their deliveries are kept, each event's deliveries together (as a push
-    /// takes them: an event that finds room is taken whole), and drops the older ones.
-    private func sortIntoLanes(top: UInt32, count: Int, _ buffers: _DrainerBuffers) -> UInt32 {
-        let keptAtMost = limit.map { $0.dropsOldest ? $0.capacity : .max } ?? .max
-        var dropped: [_EventEnvelope] = []
-        defer {
-            // Found newest first: count them oldest first.
-            for envelope in dropped.reversed() { drop(envelope) }
+    /// returns the bottom node; a `.dropOldest` mailbox also drops what its capacity leaves out
+    /// (``sortIntoLanesDroppingOldest(top:capacity:_:)``, Mailbox+Overflow.swift).
+    private func sortIntoLanes(top: UInt32, _ buffers: _DrainerBuffers) -> UInt32 {
+        if let limit, limit.dropsOldest {
+            return sortIntoLanesDroppingOldest(top: top, capacity: limit.capacity, buffers)
         }
-        var kept = 0
-        var keeping = true
-        var startsEvent = true
+        buffers.droppedOldest = 0
         var index = top
         var bottom = top
         while index != 0 {
@@ -282,19 +276,10 @@ final class _Mailbox: _DeliveryTarget, Sendable {
             if tag == barrierTag {
                 if case .barrier(let body) = nodes.takeUnrun(index) { buffers.barriers.append(body) }
             } else {
-                if startsEvent { keeping = kept < keptAtMost }
-                startsEvent = tag & sameEventBelow == 0
-                if keeping {
-                    kept += 1
-                    buffers.lanes.append(index, to: Int(tag & ~sameEventBelow))
-                } else if case .deliveries(let envelope, let count) = nodes.takeUnrun(index) {
-                    // The oldest of a full dropOldest mailbox: made room for newer ones.
-                    dropped.append(contentsOf: repeatElement(envelope, count: count))
-                }
+                buffers.lanes.append(index, to: Int(tag & ~sameEventBelow))
             }
             index = below
         }
-        buffers.droppedOldest = dropped.count
         return bottom
     }
 
