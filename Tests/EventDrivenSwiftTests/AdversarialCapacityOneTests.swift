@@ -14,7 +14,7 @@ struct AdversarialCapacityOneTests {
 
     @Test(
         "R3/R1: capacity 1, two own callbacks and one .thread(t) listener: every policy accounts for every pair",
-        arguments: [Overflow.dropNewest, .failDispatch, .noWait, .block])
+        arguments: Overflow.allCases)
     func capacityOne(policy: Overflow) async throws {
         let bus = EventBus(label: "adv-cap1-\(policy)")
         let letters = bus.deadLetters()
