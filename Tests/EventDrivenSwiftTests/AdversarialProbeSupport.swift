@@ -35,6 +35,18 @@ enum AdvMode: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var isSerial: Bool { self != .taskThread }
     /// Two listeners of this mode share one receiver that runs them in registration order.
     var sharesOneReceiver: Bool { self == .synchronous || self == .listenerThread || self == .thread }
+    /// The context of a channel's or state's subscription in this mode (the requester's for
+    /// `.requester`, `.async` and `.actor`).
+    func subscriptionContext(host: AdvHost, queueLabel: String) -> DeliveryContext {
+        switch self {
+        case .synchronous: .synchronous
+        case .listenerThread: .listenerThread
+        case .taskThread: .taskThread
+        case .thread: .thread(host)
+        case .queue: .queue(DispatchQueue(label: queueLabel))
+        default: .requesterThread
+        }
+    }
 }
 
 /// The contexts a mode needs, on one bus.

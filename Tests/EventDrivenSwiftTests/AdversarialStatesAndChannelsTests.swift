@@ -94,15 +94,7 @@ struct AdversarialStatesAndChannelsTests {
         let bus = EventBus(label: "adv-replay-\(mode)")
         let letters = bus.deadLetters()
         let host = AdvHost(bus: bus)
-        let context: DeliveryContext
-        switch mode {
-        case .synchronous: context = .synchronous
-        case .listenerThread: context = .listenerThread
-        case .taskThread: context = .taskThread
-        case .thread: context = .thread(host)
-        case .queue: context = .queue(DispatchQueue(label: "adv-replay"))
-        default: context = .requesterThread
-        }
+        let context = mode.subscriptionContext(host: host, queueLabel: "adv-replay")
         let state = EventState<String>(label: "adv-mode")
         #expect(bus.set(state, to: "a"))
         #expect(!bus.set(state, to: "a"))
@@ -130,14 +122,7 @@ struct AdversarialStatesAndChannelsTests {
         let bus = EventBus(label: "adv-oneShot-\(mode)")
         let letters = bus.deadLetters()
         let host = AdvHost(bus: bus)
-        let context: DeliveryContext
-        switch mode {
-        case .synchronous: context = .synchronous
-        case .listenerThread: context = .listenerThread
-        case .thread: context = .thread(host)
-        case .queue: context = .queue(DispatchQueue(label: "adv-oneShot"))
-        default: context = .requesterThread
-        }
+        let context = mode.subscriptionContext(host: host, queueLabel: "adv-oneShot")
         let channel = EventChannel<Int>(label: "adv-once")
         let got = (0..<10).map { _ in CoreRecorder<Int>() }
         for index in 0..<10 {
