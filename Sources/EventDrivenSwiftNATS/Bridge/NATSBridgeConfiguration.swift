@@ -16,7 +16,7 @@ public struct NATSBridgeConfiguration: Sendable {
         public var retryDelays: [Duration] = [.seconds(1), .seconds(5), .seconds(30)]
         /// How many deliveries the server lets a consumer hold unacknowledged.
         public var maxAckPending = 20_000
-        /// How many messages one fetch asks for.
+        /// How many messages one fetch asks for; values below 1 count as 1.
         public var fetchBatch = 512
         /// How many messages this process holds at most (fetched, not yet settled).
         public var maxHeld = 2_048

@@ -148,10 +148,6 @@ public struct NATSJetStreamTransport: EventTransport {
     /// `duration` in nanoseconds, as the server takes it; one beyond `Int64` (292 years) is
     /// `Int64.max` (or `.min`), not an overflow.
     static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let (sum, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
-        guard !overflow, !carry else { return seconds < 0 ? .min : .max }
-        return sum
+        duration.saturatingNanoseconds
     }
 }

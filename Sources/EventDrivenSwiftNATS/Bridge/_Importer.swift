@@ -162,10 +162,12 @@ final class _Importer: Sendable {
     private func fetch(_ consumer: any TransportConsumer) async {
         let consumers = configuration.consumers
         let maxHeld = max(1, consumers.maxHeld)
+        // At least one: a batch of none never fetched anything and never waited (a busy loop).
+        let fetchBatch = max(1, consumers.fetchBatch)
         while !isStopping, !consumer.isLost {
             // The room left: what the process holds, queued deliveries included, stays within
             // maxHeld. Nothing is asked for until a whole batch (or maxHeld) fits.
-            let wanted = min(consumers.fetchBatch, maxHeld)
+            let wanted = min(fetchBatch, maxHeld)
             var room = 0
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let mayFetch = held.withLockedValue { held -> Bool in
@@ -177,7 +179,7 @@ final class _Importer: Sendable {
                 if mayFetch { continuation.resume() }
             }
             guard !isStopping else { return }
-            let size = min(consumers.fetchBatch, room)
+            let size = min(fetchBatch, room)
             guard size > 0 else { continue }
             do {
                 try await consumer.fetch(batch: size, expires: consumers.fetchExpiry)

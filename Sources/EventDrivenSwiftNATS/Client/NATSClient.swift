@@ -130,12 +130,7 @@ public final class NATSClient: Sendable {
         callback: @escaping @Sendable (Result<NATSMessage, NATSError>) -> Void
     ) throws {
         let timeout = timeout ?? configuration.requestTimeout
-        let deadline =
-            NIODeadline.now()
-            + .nanoseconds(
-                Int64(
-                    timeout.components.seconds * 1_000_000_000
-                        + timeout.components.attoseconds / 1_000_000_000))
+        let deadline = NIODeadline.now() + .nanoseconds(timeout.saturatingNanoseconds)
         try Self.check(subject: subject, replyTo: nil, headers: headers)
         let pending = _ClientState.PendingRequest(deadline: deadline, subject: subject, receiver: .callback(callback))
         var token: UInt64 = 0

@@ -76,6 +76,7 @@ public struct NATSClientConfiguration: Sendable {
     public struct Reconnect: Sendable {
         /// The first wait: after the first failed attempt, or before the first attempt when the
         /// connection was lost sooner than ``stableConnectionDuration``; doubled after each.
+        /// A negative delay (this one or ``maximumDelay``) counts as zero.
         public var initialDelay: Duration = .milliseconds(20)
         /// The longest wait between attempts.
         public var maximumDelay: Duration = .seconds(2)

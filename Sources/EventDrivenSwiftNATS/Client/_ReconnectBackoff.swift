@@ -35,10 +35,11 @@ struct _ReconnectBackoff: Sendable {
         next(policy)
     }
 
-    /// The wait due now; the one after it doubles, up to the policy's maximum.
+    /// The wait due now; the one after it doubles, up to the policy's maximum. A negative
+    /// initial or maximum delay counts as zero (doubling a negative one overflowed).
     private mutating func next(_ policy: NATSClientConfiguration.Reconnect) -> Duration {
-        let wait = delay ?? policy.initialDelay
-        delay = min(wait * 2, policy.maximumDelay)
+        let wait = max(delay ?? policy.initialDelay, .zero)
+        delay = max(min(wait * 2, policy.maximumDelay), .zero)
         return wait
     }
 }

@@ -100,7 +100,7 @@ public struct JetStreamMessage: Sendable {
     /// Not handled: deliver it again, after `delay` if given (`-NAK`).
     public func nak(delay: Duration? = nil) throws {
         guard let delay else { return try reply("-NAK") }
-        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+        let nanoseconds = delay.saturatingNanoseconds
         try reply("-NAK {\"delay\": \(nanoseconds)}")
     }
 

@@ -89,7 +89,7 @@ public final class JetStreamPullSubscription: Sendable {
     /// batch too large), the next one waits first, 100 ms doubling up to 2 s while it keeps
     /// refusing.
     public func fetch(batch: Int, expires: Duration) async throws {
-        let nanoseconds = expires.components.seconds * 1_000_000_000 + expires.components.attoseconds / 1_000_000_000
+        let nanoseconds = expires.saturatingNanoseconds
         let conflicts = state.withLockedValue { $0.conflicts }
         if conflicts > 0 {
             try? await Task.sleep(for: min(.milliseconds(100) * (1 << min(conflicts - 1, 5)), .seconds(2)))
@@ -111,7 +111,9 @@ public final class JetStreamPullSubscription: Sendable {
             ByteBuffer(string: body), to: "\(jetStream.apiPrefix).CONSUMER.MSG.NEXT.\(stream).\(consumer)",
             replyTo: inbox)
         let loop = jetStream.client.group.next()
-        let timer = loop.scheduleTask(in: .nanoseconds(nanoseconds) + .milliseconds(500)) { [weak self] in
+        // Half a second after the server's own expiry; saturated, like `nanoseconds`.
+        let (ending, overflow) = nanoseconds.addingReportingOverflow(500_000_000)
+        let timer = loop.scheduleTask(in: .nanoseconds(overflow ? .max : ending)) { [weak self] in
             self?.endFetch()
         }
         let watchdog = loop.scheduleRepeatedTask(
