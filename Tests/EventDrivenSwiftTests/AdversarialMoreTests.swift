@@ -162,14 +162,7 @@ struct AdversarialMoreTests {
     func latestOnlySelfSuperseding(mode: AdvMode) async throws {
         let bus = EventBus(label: "adv-latest-\(mode)")
         let letters = bus.deadLetters()
-        let host = AdvHost(bus: bus)
-        let context: DeliveryContext
-        switch mode {
-        case .listenerThread: context = .listenerThread
-        case .thread: context = .thread(host)
-        case .queue: context = .queue(DispatchQueue(label: "adv-latest"))
-        default: context = .requesterThread
-        }
+        let context = AdvPlace(bus).context(mode)
         let seen = CoreRecorder<Int>()
         bus.listen(AdvTick.self, executeOn: context, interestedIn: .latestOnly) { tick, _ in
             seen.append(tick.n)

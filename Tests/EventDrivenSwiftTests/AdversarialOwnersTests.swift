@@ -18,13 +18,7 @@ struct AdversarialOwnersTests {
         let letters = bus.deadLetters()
         let place = AdvPlace(bus)
         let gate = CoreGate()
-        let context: DeliveryContext
-        switch mode {
-        case .listenerThread: context = .listenerThread
-        case .thread: context = .thread(place.host)
-        case .queue: context = .queue(place.queue)
-        default: context = .requesterThread
-        }
+        let context = place.context(mode)
         let ownerBox = LockedValue<AdvOwner?>(AdvOwner())
         weak let weakOwner = ownerBox.withLock { $0 }
         let calls = CoreCounter()
@@ -59,15 +53,7 @@ struct AdversarialOwnersTests {
         let bus = EventBus(label: "adv-ownerInHandler-\(mode)")
         let letters = bus.deadLetters()
         let place = AdvPlace(bus)
-        let context: DeliveryContext
-        switch mode {
-        case .synchronous: context = .synchronous
-        case .listenerThread: context = .listenerThread
-        case .taskThread: context = .taskThread
-        case .thread: context = .thread(place.host)
-        case .queue: context = .queue(place.queue)
-        default: context = .requesterThread
-        }
+        let context = place.context(mode)
         let ownerBox = LockedValue<AdvOwner?>(AdvOwner())
         weak let weakOwner = ownerBox.withLock { $0 }
         let calls = CoreCounter()

@@ -61,6 +61,19 @@ final class AdvPlace: Sendable {
         host = AdvHost(bus: bus)
     }
 
+    /// The context a listener of `mode` is registered with: this place's EventThread and queue,
+    /// the requester's own for `.requester`, `.async` and `.actor`.
+    func context(_ mode: AdvMode) -> DeliveryContext {
+        switch mode {
+        case .synchronous: .synchronous
+        case .listenerThread: .listenerThread
+        case .taskThread: .taskThread
+        case .thread: .thread(host)
+        case .queue: .queue(queue)
+        default: .requesterThread
+        }
+    }
+
     @discardableResult
     func listen<E: Eventable>(
         _ type: E.Type, _ mode: AdvMode, _ body: @escaping @Sendable (E) -> Void
