@@ -47,6 +47,29 @@ struct SubscriptionHandleLifetimeTests {
         await bus.shutdown()
     }
 
+    @Test("a bus freed without a shutdown ends its channel and state subscriptions, which free their handlers")
+    func freedBusEndsItsSubscriptions() {
+        weak var weakBus: EventBus?
+        weak var weakModel: Model?
+        let handles: [ChannelSubscription]
+        do {
+            let bus = EventBus(label: "handle-lifetime-freed")
+            weakBus = bus
+            let model = Model()
+            weakModel = model
+            handles = [
+                bus.subscribe(Self.readings, on: .synchronous) { _ in model.seen.increment() },
+                bus.subscribe(Self.level, on: .synchronous) { _ in model.seen.increment() },
+            ]
+            bus.publish(Self.readings, 1)
+            bus.set(Self.level, to: 1)
+            #expect(model.seen.count == 2)
+        }
+        #expect(weakBus == nil, "nothing else holds the bus")
+        #expect(weakModel == nil, "the subscriptions outlived their bus, and kept the handlers")
+        #expect(handles.allSatisfy { !$0.isActive })
+    }
+
     @Test("handles of one subscription are equal, of two are not, also once they have ended")
     func handleIdentity() async {
         let bus = EventBus(label: #function)

@@ -67,6 +67,7 @@ let allContenders: [any Contender] = [
     EDSContender(mode: .listenerThread),
     EDSContender(mode: .requesterThread),
     EDSContender(mode: .synchronous),
+    EDSContender(mode: .channel),
     FloorContender(),
     StampedFloorContender(),
     NotificationCenterContender(),

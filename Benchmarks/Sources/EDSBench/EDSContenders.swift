@@ -45,6 +45,9 @@ struct EDSContender: Contender {
         case listenerThread = "EDS .listenerThread"
         case requesterThread = "EDS .requesterThread"
         case synchronous = "EDS .synchronous"
+        /// Subscribers of a labelled channel (`EventChannel<Tick>`, Causality's form) on the bus's
+        /// listener thread: the channel's dispatch path (a lookup by the channel's identity).
+        case channel = "EDS channel"
         /// Listeners on the main actor. Opt-in, and only in a child process (`--child alloc` or
         /// `alloc-sporadic`), whose main thread runs the main queue (``needsMainQueue``): the
         /// main run measures on the main thread.
@@ -64,8 +67,21 @@ struct EDSContender: Contender {
         instrument(bus)
         var threads: [EventThread] = []
         var handles: [EventListenerHandle] = []
+        var subscriptions: [ChannelSubscription] = []
+        var send: (Tick) -> Void = { bus.queue($0) }
         let others = otherEventTypes(otherTypes)
         switch mode {
+        case .channel:
+            // S4's other types are other channels of the same payload, told apart by label.
+            for index in 0..<otherTypes {
+                subscriptions.append(
+                    bus.subscribe(EventChannel<Tick>(label: "bench.other.\(index)"), on: .listenerThread) { _ in })
+            }
+            let channel = EventChannel<Tick>(label: "bench.ticks")
+            for index in 0..<receivers {
+                subscriptions.append(bus.subscribe(channel, on: .listenerThread) { tick in handler(index, tick) })
+            }
+            send = { bus.publish(channel, $0) }
         case .eventThread:
             for index in 0..<receivers {
                 let thread = EventThread(bus: bus)
@@ -101,10 +117,11 @@ struct EDSContender: Contender {
             handles = box.handles
         }
         return Pipeline(
-            send: { bus.queue($0) },
+            send: send,
             tearDown: {
                 for thread in threads { thread.cancel() }
                 for handle in handles { handle.cancel() }
+                for subscription in subscriptions { subscription.cancel() }
                 let done = DispatchSemaphore(value: 0)
                 Task.detached {
                     await bus.shutdown()

@@ -89,6 +89,9 @@ public final class EventBus: Sendable {
     deinit {
         let mailboxes = sharedMailboxes.withLock { $0.all }
         for mailbox in mailboxes { mailbox.close() }
+        // What is still registered ends with the bus: a channel's or state's subscription and
+        // its handle's reference hold each other until then (``_SubscriptionReference``).
+        for subscription in registry.withLock({ $0.allSubscriptions }) { subscription.cancelWithoutUnregistering() }
     }
 
     // MARK: Dispatch
@@ -214,7 +217,7 @@ public final class EventBus: Sendable {
     }
 
     /// Dispatches `message` to the subscribers of one labelled or keyed channel.
-    func dispatch<E: Eventable>(_ message: E, toChannel channel: _ChannelKey, metadata: EventMetadata) {
+    func dispatch(_ message: any Eventable, toChannel channel: _ChannelKey, metadata: EventMetadata) {
         dispatches.enter()
         defer { dispatches.leave() }
         guard lifecycle.isAccepting || admitsWhileStopping(message) else {

@@ -30,10 +30,11 @@ extension _ChannelKey {
 
 /// The name of a channel or state: its label and key, with the identity that the registry and
 /// `==` use. ``EventChannel`` and ``EventState`` each store one.
+@usableFromInline
 struct _ChannelName: Hashable, Sendable {
     let label: String
     let key: (any Hashable & Sendable)?
-    let identity: _ChannelKey
+    @usableFromInline let identity: _ChannelKey
 
     init<Payload>(_ kind: _ChannelKind, _ payload: Payload.Type, label: String) {
         self.label = label
@@ -47,8 +48,8 @@ struct _ChannelName: Hashable, Sendable {
         self.identity = _ChannelKey(kind, payload, label: label, key: key)
     }
 
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
-    func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+    @usableFromInline static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
+    @usableFromInline func hash(into hasher: inout Hasher) { hasher.combine(identity) }
 
     /// `typeName(label: "…", key: …)`, for logs.
     func describe(as typeName: String) -> String {

@@ -3,6 +3,12 @@
 
 /// A channel's message on its way through the bus: the event that mailboxes carry for a
 /// channel subscriber.
+@usableFromInline
 struct _ChannelMessage<Message: Sendable>: Eventable {
-    let message: Message
+    @usableFromInline let message: Message
+
+    @inlinable
+    init(message: Message) {
+        self.message = message
+    }
 }

@@ -13,10 +13,10 @@
 /// }
 /// ```
 public struct ChannelSubscription: EventSubscription, Hashable {
-    /// The subscription's reference, which reaches it weakly: the bus keeps a subscription while
-    /// it is registered, so a handle kept by the handler's owner never keeps the handler (and
-    /// what it captures) alive once the subscription has ended (`SubscriptionHandleLifetimeTests`).
-    /// The reference lives as long as a handle or the handler does: it is the handles' identity.
+    /// The subscription's reference, which lets go of it when it ends, so a handle kept by the
+    /// handler's owner never keeps the handler (and what it captures) alive once the
+    /// subscription has ended (`SubscriptionHandleLifetimeTests`). The reference lives as long
+    /// as a handle or the handler does: it is the handles' identity.
     let reference: _SubscriptionReference
 
     init(_ reference: _SubscriptionReference) {
@@ -38,12 +38,28 @@ public struct ChannelSubscription: EventSubscription, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(reference)) }
 }
 
-/// Lets a handler reach its own subscription; the subscription is set before it is
-/// registered, so before any delivery can run.
-// @unchecked Sendable: `subscription` is written once, before registration (under the registry lock) publishes it
-final class _SubscriptionReference: @unchecked Sendable {
-    weak var subscription: _Subscription?
+/// Lets a handler reach its own subscription, and a handle end it.
+///
+/// It holds the subscription strongly until the subscription ends (``_Subscription/whenEnded(_:)``),
+/// then lets go of it. A weak reference would give every channel and state subscription a side
+/// table, which sends each retain and release of it (a queued delivery takes one of each) down
+/// the runtime's slow path. Until the end, the subscription, its handler and this reference hold
+/// each other; a subscription ends when it is cancelled, when its bus shuts down, and when its
+/// bus is freed (``EventBus``'s `deinit` ends what is still registered).
+final class _SubscriptionReference: Sendable {
+    private let held = LockedValue<_Subscription?>(nil)
 
-    /// The handle of the subscription whose handler is running.
-    var handle: ChannelSubscription? { subscription == nil ? nil : ChannelSubscription(self) }
+    /// Holds `subscription` until it ends; called before it is registered, so before any
+    /// delivery can run.
+    func attach(_ subscription: _Subscription) {
+        held.withLock { $0 = subscription }
+        subscription.whenEnded { [self] in
+            // Released after the lock: the last release may free the user's handler.
+            let ended = held.withLock { $0.take() }
+            _ = ended
+        }
+    }
+
+    /// The subscription, until it ends.
+    var subscription: _Subscription? { held.withLock { $0 } }
 }

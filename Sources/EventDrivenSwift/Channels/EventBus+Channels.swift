@@ -10,11 +10,19 @@ extension EventBus {
     /// every other subscriber gets it in its own context, queued with `priority`.
     ///
     /// A message that no one subscribed to is counted as ``EventBusStatistics/undelivered``.
+    @inlinable
     public func publish<Message>(
         _ channel: EventChannel<Message>, _ message: Message, priority: EventPriority = .normal
     ) {
+        // Boxed here, in the caller's module, which knows the message's type.
+        _publish(_ChannelMessage(message: message), toChannel: channel.identity, priority: priority)
+    }
+
+    /// ``publish(_:_:priority:)`` with the message boxed.
+    @usableFromInline
+    func _publish(_ message: any Eventable, toChannel channel: _ChannelKey, priority: EventPriority) {
         dispatch(
-            _ChannelMessage(message: message), toChannel: channel.identity,
+            message, toChannel: channel,
             metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil))
     }
 
@@ -55,10 +63,10 @@ extension EventBus {
             interest: .all,
             channel: channel.identity, registrar: self
         ) { envelope, _ in
-            guard let handle = reference.handle else { return }
-            handler(handle, envelope.message)
+            // Running, so not freed: the handle needs no look at the subscription.
+            handler(ChannelSubscription(reference), envelope.message)
         }
-        reference.subscription = subscription
+        reference.attach(subscription)
         register(subscription)
         return ChannelSubscription(reference)
     }

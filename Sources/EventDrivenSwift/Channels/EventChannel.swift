@@ -24,8 +24,8 @@ public struct EventChannel<Message: Sendable>: Hashable, Sendable, CustomStringC
     public var label: String { name.label }
     /// The channel's key, or `nil` for a channel that has none.
     public var key: (any Hashable & Sendable)? { name.key }
-    let name: _ChannelName
-    var identity: _ChannelKey { name.identity }
+    @usableFromInline let name: _ChannelName
+    @usableFromInline var identity: _ChannelKey { name.identity }
 
     /// A channel named `label`.
     public init(label: String) { name = _ChannelName(.messages, Message.self, label: label) }

@@ -147,14 +147,11 @@ extension EventBus {
         _ handler: @escaping @Sendable (ChannelSubscription, Value) -> Void
     ) -> ChannelSubscription {
         let reference = _SubscriptionReference()
-        // The bus keeps the subscription while it is registered; the handle reaches it weakly.
+        // The reference holds the subscription until it ends (``_SubscriptionReference``).
         _ = subscribeState(
             state, target: target(for: context, isolation: isolation), registrar: self,
-            prepare: { reference.subscription = $0 },
-            { change, _ in
-                guard let handle = reference.handle else { return }
-                handler(handle, change.value)
-            })
+            prepare: { reference.attach($0) },
+            { change, _ in handler(ChannelSubscription(reference), change.value) })
         return ChannelSubscription(reference)
     }
 
