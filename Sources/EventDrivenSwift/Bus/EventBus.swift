@@ -39,6 +39,8 @@ public final class EventBus: Sendable {
     let registry: _PILockedValue<_Registry>
     /// The routes of plain events as dispatches read them, without a lock (see ``_PublishedRoutes``).
     let routes: _PublishedRoutes
+    /// The routes of channels, by the identity of the key each was subscribed with (see ``_Registry``).
+    let channelRoutes: _PublishedRoutes
     @usableFromInline
     let counters: _BusCounters
     let tasks = _TaskTracker()
@@ -78,7 +80,9 @@ public final class EventBus: Sendable {
         self.label = label
         let routes = _PublishedRoutes()
         self.routes = routes
-        self.registry = _PILockedValue(_Registry(published: routes))
+        let channelRoutes = _PublishedRoutes()
+        self.channelRoutes = channelRoutes
+        self.registry = _PILockedValue(_Registry(published: routes, publishedChannels: channelRoutes))
         self.counters = _BusCounters(busLabel: label)
         self.synchronousTarget = _SynchronousTarget(counters: counters)
         if propagatesServiceContext { counters.observation.propagatesContext = true }
@@ -89,9 +93,12 @@ public final class EventBus: Sendable {
     deinit {
         let mailboxes = sharedMailboxes.withLock { $0.all }
         for mailbox in mailboxes { mailbox.close() }
-        // What is still registered ends with the bus: a channel's or state's subscription and
-        // its handle's reference hold each other until then (``_SubscriptionReference``).
-        for subscription in registry.withLock({ $0.allSubscriptions }) { subscription.cancelWithoutUnregistering() }
+        // A channel's or state's subscription and its handle's reference hold each other until
+        // the subscription ends (``_SubscriptionReference``): the handles let go of it with the
+        // bus. Deliveries already queued still run (`ConsumerTests`, W3).
+        for subscription in registry.withLock({ $0.allSubscriptions }) where subscription.channel != nil {
+            subscription.releaseHandles()
+        }
     }
 
     // MARK: Dispatch
@@ -228,6 +235,9 @@ public final class EventBus: Sendable {
         }
         let annotation = counters.observation.annotationIfObserved(for: message, metadata)
         let envelope = _EventEnvelope(event: message, metadata: metadata, annotation: annotation)
+        // Without a lock when the channel value is the one (or a copy of the one) it was
+        // subscribed with; else looked up by equality, under the lock.
+        if _RouteTable.deliver(envelope, routedBy: ObjectIdentifier(channel.storage), in: channelRoutes) { return }
         if let route = registry.withLock({ $0.channels[channel] }) {
             route.deliver(envelope)
         } else {

@@ -44,8 +44,9 @@ public struct ChannelSubscription: EventSubscription, Hashable {
 /// then lets go of it. A weak reference would give every channel and state subscription a side
 /// table, which sends each retain and release of it (a queued delivery takes one of each) down
 /// the runtime's slow path. Until the end, the subscription, its handler and this reference hold
-/// each other; a subscription ends when it is cancelled, when its bus shuts down, and when its
-/// bus is freed (``EventBus``'s `deinit` ends what is still registered).
+/// each other; a subscription ends when it is cancelled and when its bus shuts down, and a bus
+/// freed without a shutdown lets its subscriptions' references go
+/// (``_Subscription/releaseHandles()``), so none of them outlives it.
 final class _SubscriptionReference: Sendable {
     private let held = LockedValue<_Subscription?>(nil)
 

@@ -5,14 +5,19 @@
 /// labelled or keyed channels by their channel identity.
 ///
 /// The routes of plain events are published (``_PublishedRoutes``): each change builds a new
-/// table and publishes it, and dispatches read it without this lock.
+/// table and publishes it, and dispatches read it without this lock. So are the routes of
+/// channels, in a second table keyed by the identity of the key each channel was first
+/// subscribed with (``_ChannelKey/storage``): a publish on that channel value, or a copy of it,
+/// finds its route there; one on an equal channel made apart looks it up here, under the lock.
 struct _Registry {
     let published: _PublishedRoutes
+    let publishedChannels: _PublishedRoutes
     private(set) var channels: [_ChannelKey: _Route] = [:]
     private var trackers: [ObjectIdentifier: _LatestTracker] = [:]
 
-    init(published: _PublishedRoutes) {
+    init(published: _PublishedRoutes, publishedChannels: _PublishedRoutes) {
         self.published = published
+        self.publishedChannels = publishedChannels
     }
 
     /// The routes of plain events.
@@ -21,6 +26,17 @@ struct _Registry {
     /// Publishes `table` and keeps the one it replaced for the caller to retire.
     private func publish(_ table: _RouteTable<_Route>, into replaced: inout Replaced) {
         replaced.table = published.publish(table)
+    }
+
+    /// Publishes the channel table with `channel`'s route set to `route` (removed when `nil`),
+    /// keyed by the identity of the key the registry holds for the channel (the one it was
+    /// first subscribed with), and keeps the table it replaced for the caller to retire.
+    private func publishChannel(_ channel: _ChannelKey, _ route: _Route?, into replaced: inout Replaced) {
+        // The key the dictionary keeps: the first subscription's, while the channel has a route.
+        guard let index = channels.index(forKey: channel) else { return }
+        let table = publishedChannels.routes.copy()
+        table[ObjectIdentifier(channels[index].key.storage)] = route
+        replaced.table = publishedChannels.publish(table)
     }
 
     /// What a change to the registry took out of it, for the caller to release once the lock is
@@ -46,8 +62,10 @@ struct _Registry {
         if let channel = subscription.channel {
             var subscriptions = channels[channel]?.subscriptions ?? []
             subscriptions.append(subscription)
-            let replaced = channels.updateValue(_Route(subscriptions: subscriptions, latest: nil), forKey: channel)
-            return Replaced(route: replaced)
+            let route = _Route(subscriptions: subscriptions, latest: nil)
+            var result = Replaced(route: channels.updateValue(route, forKey: channel))
+            publishChannel(channel, route, into: &result)
+            return result
         }
         let key = subscription.eventType
         let replaced = routes[key]
@@ -69,8 +87,12 @@ struct _Registry {
             guard let replaced = channels[channel] else { return Replaced() }
             var subscriptions = replaced.subscriptions
             subscriptions.removeAll { $0 === subscription }
-            channels[channel] = subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil)
-            return Replaced(route: replaced)
+            let route = subscriptions.isEmpty ? nil : _Route(subscriptions: subscriptions, latest: nil)
+            var result = Replaced(route: replaced)
+            // Before the dictionary lets go of the key, whose identity the published table uses.
+            publishChannel(channel, route, into: &result)
+            channels[channel] = route
+            return result
         }
         let key = subscription.eventType
         guard let replaced = routes[key] else { return Replaced() }

@@ -163,6 +163,12 @@ final class _Subscription: @unchecked Sendable {
         if !isActive { ended() }
     }
 
+    /// Runs what ``whenEnded(_:)`` left (its handles let go of it) without ending the
+    /// subscription: what a bus does with the subscriptions it still has when it is freed.
+    func releaseHandles() {
+        ended()
+    }
+
     /// Runs what ``whenEnded(_:)`` left, once, outside the lock.
     private func ended() {
         onEnd.withLock { $0.take() }?()
