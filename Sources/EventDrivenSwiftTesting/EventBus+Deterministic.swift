@@ -20,8 +20,9 @@ extension EventBus {
     /// Every listener registered with `listen` or `addListener`, and every channel or state
     /// subscriber, gets `DeliveryContext.synchronous` whatever `executeOn` (or delivery context)
     /// it asked for — except `DeliveryContext.mainActor`, whose callbacks may assume the main
-    /// actor. Each dispatch (`queue`, `stack`, `dispatchNow`) runs those handlers on the calling
-    /// thread, before it returns.
+    /// actor, and `.queue(q)` and `.thread(t)`, which name a queue or thread of the caller's own
+    /// (see the last item below). Each dispatch (`queue`, `stack`, `dispatchNow`) runs those
+    /// handlers on the calling thread, before it returns.
     ///
     /// Differences from production delivery, which a test of code that depends on them must
     /// not run on this bus:

@@ -1,13 +1,45 @@
 // This source file is part of EventDrivenSwift, released under the MIT License.
 // See LICENSE at the root of the repository for the license text.
 
+internal import CEventDrivenSwiftShims
+import Synchronization
+
 /// The refusals collected while ``EventBus/tryDispatch(_:method:priority:file:line:)`` dispatches.
+///
+/// Only the refusals of its own event: the task-local that names the collector is still set
+/// while the synchronous listeners and consumers that the dispatch runs dispatch again, and
+/// inherited by the tasks it starts, whose refusals go to the error handler like any other
+/// (`AdversarialTryDispatchTests`). Its own are decided on the calling thread at the depth of
+/// synchronous delivery the call started at, before it returns.
 final class _DispatchFailures: Sendable {
     private let errors = LockedValue<[EventDrivenError]>([])
+    /// The calling thread's depth word (its address names the thread) and its value at the start.
+    private let depthWord: UInt
+    private let depth: Int
+    private let isOpen = Atomic<Bool>(true)
 
-    func record(_ error: EventDrivenError) { errors.withLock { $0.append(error) } }
+    init() {
+        // The calling thread's own word (a C thread-local, never null), alive as long as the thread.
+        let word = c_eds_synchronous_depth_pointer().unsafelyUnwrapped
+        depthWord = UInt(bitPattern: word)
+        depth = word.pointee
+    }
+
+    /// Records `error` if it refuses the collecting call's own event; `false` otherwise, and the
+    /// caller reports it as any refusal.
+    func record(_ error: EventDrivenError) -> Bool {
+        let word = c_eds_synchronous_depth_pointer().unsafelyUnwrapped
+        guard isOpen.load(ordering: .acquiring), UInt(bitPattern: word) == depthWord, word.pointee == depth else {
+            return false
+        }
+        errors.withLock { $0.append(error) }
+        return true
+    }
+
+    /// Stops collecting: the call returns.
+    func close() { isOpen.store(false, ordering: .releasing) }
+
     var first: EventDrivenError? { errors.withLock { $0.first } }
-
     @TaskLocal static var current: _DispatchFailures?
 }
 
@@ -31,6 +63,7 @@ extension EventBus {
         _DispatchFailures.$current.withValue(failures) {
             dispatch(event, method: method, priority: priority, file: file, line: line)
         }
+        failures.close()
         if let error = failures.first { throw error }
     }
 }

@@ -255,7 +255,7 @@ public final class EventBus: Sendable {
         counters.rejected.add(1, ordering: .relaxed)
         counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: envelope.annotation?.site)
         let error = EventDrivenError.busShutDown(bus: label, eventType: String(reflecting: type(of: envelope.event)))
-        _DispatchFailures.current?.record(error)
+        _ = _DispatchFailures.current?.record(error)
         report(error)
     }
 

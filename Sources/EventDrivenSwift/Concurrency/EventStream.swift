@@ -22,14 +22,26 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
         var base: AsyncStream<_StreamDelivery>.AsyncIterator
         let transform: @Sendable (_EventEnvelope) -> Element
 
-        /// The next element, or `nil` once the stream has ended.
+        /// The next element, or `nil` once the stream has ended: when the bus shut down and
+        /// the buffer is empty, or as soon as the iterating task is cancelled (what the buffer
+        /// still holds is then counted as discarded, not delivered).
         public mutating func next() async -> Element? {
-            await base.next().map { transform($0.take()) }
+            if Task.isCancelled { return await discardBuffered(isolation: nil) }
+            return await base.next().map { transform($0.take()) }
         }
 
-        /// The next element, or `nil` once the stream has ended.
+        /// The next element, or `nil` once the stream has ended (see ``next()``).
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await base.next(isolation: actor).map { transform($0.take()) }
+            if Task.isCancelled { return await discardBuffered(isolation: actor) }
+            return await base.next(isolation: actor).map { transform($0.take()) }
+        }
+
+        /// Ends the stream of a cancelled task: `AsyncStream` alone would go on yielding what it
+        /// had buffered. What it still holds is counted as discarded now, not when the stream is
+        /// freed; the cancelled stream has ended, so this takes only what is buffered.
+        private mutating func discardBuffered(isolation actor: isolated (any Actor)?) async -> Element? {
+            while let delivery = await base.next(isolation: actor) { delivery.settle(.removed) }
+            return nil
         }
     }
 }

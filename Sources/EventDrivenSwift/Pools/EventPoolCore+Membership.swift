@@ -240,6 +240,8 @@ extension Duration {
         let (seconds, attoseconds) = components
         let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !nanoseconds.overflow else { return seconds < 0 ? Int.min : Int.max }
-        return Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000)
+        let total = nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !total.overflow else { return seconds < 0 ? Int.min : Int.max }
+        return Int(clamping: total.partialValue)
     }
 }

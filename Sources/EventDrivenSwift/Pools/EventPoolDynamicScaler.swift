@@ -62,13 +62,14 @@ public struct EventPoolDynamicScaler: EventPoolScaling {
         if count < minimum { return minimum }
         if count > maximum { return maximum }
         let pending = metrics.pendingEvents
-        if pending > scaleUpThreshold * count {
+        // Divided rather than multiplied: a threshold of `Int.max` ("never grow") must not overflow.
+        if pending / count > scaleUpThreshold || (pending / count == scaleUpThreshold && pending % count > 0) {
             idleSince = nil
             let since = overloadedSince ?? now
             overloadedSince = since
             guard count < maximum, Self.elapsed(from: since, to: now) >= window else { return count }
             overloadedSince = now
-            let needed = (pending + scaleUpThreshold - 1) / scaleUpThreshold
+            let needed = pending / scaleUpThreshold + (pending % scaleUpThreshold > 0 ? 1 : 0)
             return min(maximum, max(count + 1, needed))
         }
         overloadedSince = nil

@@ -14,6 +14,10 @@ final class _BusSchedule: Sendable {
 
     private let state = LockedValue(State())
 
+    /// `true` once the bus has shut down: a dispatch scheduled then is refused before it reaches
+    /// the scheduler, where a past-due one could fire first (`AdversarialSchedulingTests`).
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
     /// Remembers `handle`; cancels it at once if the bus has already shut down.
     /// - Returns: `true` when this call cancelled it (the bus had shut down and it had not fired):
     ///   the caller reports the refusal.

@@ -87,10 +87,6 @@ final class _MailboxLimit: Sendable {
     func reportRefused(_ envelope: _EventEnvelope) {
         let error = EventDrivenError.mailboxFull(
             receiver: receiver, eventType: String(reflecting: type(of: envelope.event)))
-        if let failures = _DispatchFailures.current {
-            failures.record(error)
-        } else {
-            bus?.report(error)
-        }
+        if _DispatchFailures.current?.record(error) != true { bus?.report(error) }
     }
 }

@@ -24,24 +24,23 @@ extension EventBus {
     public func schedule<E: Eventable>(
         _ event: E, at time: DispatchTime, method: EventDispatchMethod = .queue, priority: EventPriority = .normal
     ) -> ScheduledEventHandle {
-        let scheduledAt = DispatchTime.now()
+        let metadata = EventMetadata(
+            priority: priority, method: method, dispatchTime: time, scheduledTime: DispatchTime.now())
+        if scheduledEvents.isClosed {
+            // Refused as a dispatch is, with a handle that was never scheduled: handed to the
+            // scheduler, a past-due event could fire before the refusal (`AdversarialSchedulingTests`).
+            let handle = ScheduledEventHandle(dueTime: time, id: 0, scheduler: .shared)
+            _ = handle.transition(to: .cancelled)
+            reject(_EventEnvelope(event: event, metadata: metadata, annotation: nil))
+            return handle
+        }
         let context = _CapturedServiceContext()
         let handle = _EventScheduler.shared.schedule(at: time, on: ObjectIdentifier(self)) { [weak self] in
-            context.withContext {
-                self?.dispatch(
-                    event,
-                    metadata: EventMetadata(
-                        priority: priority, method: method, dispatchTime: time, scheduledTime: scheduledAt))
-            }
+            context.withContext { self?.dispatch(event, metadata: metadata) }
         }
         if scheduledEvents.track(handle) {
-            // The bus had shut down: refused as a dispatch is (counted, reported), and cancelled.
-            reject(
-                _EventEnvelope(
-                    event: event,
-                    metadata: EventMetadata(
-                        priority: priority, method: method, dispatchTime: time, scheduledTime: scheduledAt),
-                    annotation: nil))
+            // The bus shut down meanwhile: refused as a dispatch is (counted, reported), and cancelled.
+            reject(_EventEnvelope(event: event, metadata: metadata, annotation: nil))
         }
         return handle
     }

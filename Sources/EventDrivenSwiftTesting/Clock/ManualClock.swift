@@ -181,10 +181,13 @@ extension DispatchTime {
 }
 
 extension Duration {
-    /// The duration in whole nanoseconds; negative durations count as zero.
+    /// The duration in whole nanoseconds, saturating at `UInt64.max`; negative durations count
+    /// as zero.
     fileprivate var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
         guard seconds >= 0 else { return 0 }
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, overflowAgain) = whole.addingReportingOverflow(UInt64(max(0, attoseconds) / 1_000_000_000))
+        return overflow || overflowAgain ? .max : total
     }
 }

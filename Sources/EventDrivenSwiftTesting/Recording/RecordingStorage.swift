@@ -43,6 +43,9 @@ final class _RecordingStorage<Record: Sendable>: Sendable {
         state.withLock { $0.forget(id: id) }
     }
 
+    /// The longest a wait sleeps: about a century, which `Task.sleep` can represent.
+    static var longestTimeout: Duration { .seconds(3_155_760_000) }
+
     /// Returns `true` once at least `count` records exist, `false` when `timeout` passed first.
     /// Throws `CancellationError` if the task is cancelled first.
     func waitUntil(count: Int, timeout: Duration) async throws -> Bool {
@@ -53,7 +56,9 @@ final class _RecordingStorage<Record: Sendable>: Sendable {
                 return true
             }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                // `Task.sleep` traps on a duration its clock cannot represent (`.seconds(Int64.max)`):
+                // a timeout beyond a century waits as long as a century does.
+                try await Task.sleep(for: min(timeout, Self.longestTimeout))
                 return false
             }
             defer { group.cancelAll() }
