@@ -55,7 +55,8 @@ public struct EventListenerInterest: Sendable, CaseIterable {
     /// Only events younger than `age` when the callback would run; older ones are counted as
     /// expired. A zero `age` means no limit; a negative one is misuse, as a negative `maximumAge`
     /// is: the listener is not registered and the registration reports
-    /// ``EventDrivenError/Code/negativeMaximumAge``.
+    /// ``EventDrivenError/Code/negativeMaximumAge``. Ages are kept in whole nanoseconds: one
+    /// shorter than a nanosecond (either way) counts as one nanosecond, never as zero.
     public static func youngerThan(_ age: Duration) -> EventListenerInterest {
         EventListenerInterest(kind: .youngerThan(age._clampedNanoseconds))
     }
