@@ -223,18 +223,24 @@ public final class EventBus: Sendable {
         }
     }
 
-    /// Dispatches `message` to the subscribers of one labelled or keyed channel.
-    func dispatch(_ message: any Eventable, toChannel channel: _ChannelKey, metadata: EventMetadata) {
+    /// Dispatches the message in `envelope` (boxed and stamped by the inlined publish, in the
+    /// caller's module) to the subscribers of one labelled or keyed channel; annotated first
+    /// while the bus is observed.
+    @usableFromInline
+    func dispatch(_ envelope: consuming _EventEnvelope, toChannel channel: _ChannelKey) {
         dispatches.enter()
         defer { dispatches.leave() }
-        guard lifecycle.isAccepting || admitsWhileStopping(message) else {
+        guard lifecycle.isAccepting || admitsWhileStopping(envelope.event) else {
             counters.rejected.add(1, ordering: .relaxed)
-            counters.observation.rejected(message, metadata: metadata, site: nil)
+            counters.observation.rejected(envelope.event, metadata: envelope.metadata, site: nil)
             report(.busShutDown(bus: label, eventType: "\(channel.base)"))
             return
         }
-        let annotation = counters.observation.annotationIfObserved(for: message, metadata)
-        let envelope = _EventEnvelope(event: message, metadata: metadata, annotation: annotation)
+        if _slowPath(counters.observation.isAnnotating) {
+            envelope = _EventEnvelope(
+                event: envelope.event, metadata: envelope.metadata,
+                annotation: counters.observation.annotationIfObserved(for: envelope.event, envelope.metadata))
+        }
         // Without a lock when the channel value is the one (or a copy of the one) it was
         // subscribed with; else looked up by equality, under the lock.
         if _RouteTable.deliver(envelope, routedBy: ObjectIdentifier(channel.storage), in: channelRoutes) { return }

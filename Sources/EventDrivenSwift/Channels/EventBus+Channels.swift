@@ -14,16 +14,10 @@ extension EventBus {
     public func publish<Message>(
         _ channel: EventChannel<Message>, _ message: Message, priority: EventPriority = .normal
     ) {
-        // Boxed here, in the caller's module, which knows the message's type.
-        _publish(_ChannelMessage(message: message), toChannel: channel.identity, priority: priority)
-    }
-
-    /// ``publish(_:_:priority:)`` with the message boxed.
-    @usableFromInline
-    func _publish(_ message: any Eventable, toChannel channel: _ChannelKey, priority: EventPriority) {
+        // Boxed and stamped here, in the caller's module, which knows the message's type.
         dispatch(
-            message, toChannel: channel,
-            metadata: EventMetadata(priority: priority, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil))
+            _EventEnvelope(dispatching: _ChannelMessage(message: message), method: .queue, priority: priority),
+            toChannel: channel.identity)
     }
 
     /// Signals `channel`, a channel whose messages carry no data.
@@ -38,13 +32,14 @@ extension EventBus {
     /// The subscription lasts until ``ChannelSubscription/cancel()`` or the bus's shutdown.
     @discardableResult
     @_disfavoredOverload  // without `on:`, a call means the form that keeps the closure's isolation
+    @inlinable
     public func subscribe<Message>(
         _ channel: EventChannel<Message>, on context: DeliveryContext = .requesterThread,
         isolation: (any Actor)? = #isolation,
         _ handler: @escaping @Sendable (Message) -> Void
     ) -> ChannelSubscription {
-        subscribe(channel, on: context, isolation: isolation) { (_: ChannelSubscription, message: Message) in
-            handler(message)
+        _subscribe(channel.identity, _ChannelMessage<Message>.self, on: context, isolation: isolation) { _, event in
+            handler(_project(event, as: _ChannelMessage<Message>.self).message)
         }
     }
 
@@ -52,20 +47,31 @@ extension EventBus {
     /// now on, in `context`; the handler can end the subscription, for example after the first
     /// message.
     @discardableResult
+    @inlinable
     public func subscribe<Message>(
         _ channel: EventChannel<Message>, on context: DeliveryContext = .requesterThread,
         isolation: (any Actor)? = #isolation,
         _ handler: @escaping @Sendable (ChannelSubscription, Message) -> Void
     ) -> ChannelSubscription {
+        _subscribe(channel.identity, _ChannelMessage<Message>.self, on: context, isolation: isolation) {
+            handle, event in
+            handler(handle, _project(event, as: _ChannelMessage<Message>.self).message)
+        }
+    }
+
+    /// ``subscribe(_:on:isolation:_:)`` with the handler built, in the caller's module, for the
+    /// channel's message type (``_project(_:as:)``), as a listener's is.
+    @usableFromInline
+    func _subscribe(
+        _ channel: _ChannelKey, _ messageType: any Eventable.Type, on context: DeliveryContext,
+        isolation: (any Actor)?, _ handler: @escaping @Sendable (ChannelSubscription, any Eventable) -> Void
+    ) -> ChannelSubscription {
         let reference = _SubscriptionReference()
         let subscription = _Subscription(
-            _ChannelMessage<Message>.self, owner: nil, target: target(for: context, isolation: isolation),
-            interest: .all,
-            channel: channel.identity, registrar: self
-        ) { envelope, _ in
+            messageType, owner: nil, target: target(for: context, isolation: isolation), interest: .all,
+            channel: channel, registrar: self,
             // Running, so not freed: the handle needs no look at the subscription.
-            handler(ChannelSubscription(reference), envelope.message)
-        }
+            handlers: _ErasedHandler(handler: { event, _ in handler(ChannelSubscription(reference), event) }))
         reference.attach(subscription)
         register(subscription)
         return ChannelSubscription(reference)
