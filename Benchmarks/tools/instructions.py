@@ -19,6 +19,8 @@ CASES = [
     ("S2", "EDS EventThread", 1_000_000),
     ("S2", "EDS .synchronous", 1_000_000),
     ("S6", "EDS .synchronous", 2_000_000),
+    ("S1", "EDS channel", 200_000),
+    ("S2", "EDS channel", 1_000_000),
 ]
 
 def instructions(binary, *args):
