@@ -8,7 +8,9 @@ extension NATSBridge {
     /// Connects, creates or checks the stream and consumers, and imports until graceful shutdown,
     /// task cancellation or ``shutdown()``. Then stops fetching, handles and acknowledges what it
     /// holds, waits for pending publish acknowledgements, and closes the connection.
-    /// - Throws: what connecting or checking the broker's configuration throws
+    /// - Throws: ``NATSBridgeError/invalidConfiguration(_:)`` at once, before connecting, for a
+    ///   configuration that ``NATSBridgeConfiguration/validate()`` refuses; what connecting or
+    ///   checking the broker's configuration throws
     ///   (``NATSBridgeError/configurationMismatch(_:)`` among them,
     ///   ``NATSError/authorizationFailed(_:)`` for refused credentials); after a start, the error
     ///   that closed the connection for good (credentials refused again and again while
@@ -21,6 +23,7 @@ extension NATSBridge {
         }
         guard let importers else { throw NATSBridgeError.notRunning }
         do {
+            try configuration.validate()
             try await transport.start()
             if let nats = transport as? NATSJetStreamTransport {
                 nats.client.whenClosed { [weak self] reason in

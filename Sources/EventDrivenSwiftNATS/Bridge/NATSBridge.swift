@@ -67,10 +67,14 @@ public final class NATSBridge: Service, Sendable {
     /// A bridge over NATS JetStream at `server` (`nats://host:port`, `tls://…`, with
     /// `user:password@` or `token@` when needed), or at several servers of a cluster,
     /// comma-separated (`nats://a:4222,nats://b:4222`).
+    /// - Throws: ``NATSBridgeError/invalidConfiguration(_:)`` for a configuration that
+    ///   ``NATSBridgeConfiguration/validate()`` refuses; ``NATSError/invalidArgument(_:)`` for a
+    ///   server string that is not one.
     public convenience init(
         bus: EventBus, events: NATSEventRegistry, server: String, configuration: NATSBridgeConfiguration = .init(),
         logger: Logger = Logger(label: "EventDrivenSwiftNATS")
     ) throws {
+        try configuration.validate()
         let client = NATSClient(configuration: try NATSClientConfiguration(server: server), logger: logger)
         self.init(
             bus: bus, events: events, configuration: configuration,

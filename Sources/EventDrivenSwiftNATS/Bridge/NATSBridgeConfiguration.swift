@@ -20,7 +20,8 @@ public struct NATSBridgeConfiguration: Sendable {
         public var fetchBatch = 512
         /// How many messages this process holds at most (fetched, not yet settled).
         public var maxHeld = 2_048
-        /// How long one fetch waits on the server for messages.
+        /// How long one fetch waits on the server for messages; it must be above zero (see
+        /// ``NATSBridgeConfiguration/validate()``).
         public var fetchExpiry: Duration = .seconds(1)
         /// How long a publish waits for the server's ack before it is retried.
         public var publishTimeout: Duration = .seconds(5)
@@ -41,9 +42,11 @@ public struct NATSBridgeConfiguration: Sendable {
         public init() {}
     }
 
-    /// The subject prefix: events travel on `<prefix>.<event name>`.
+    /// The subject prefix: events travel on `<prefix>.<event name>`. One or more dot-separated
+    /// tokens, without wildcards (`*`, `>`) or whitespace (see ``validate()``).
     public var prefix = "eds"
-    /// The stream's name.
+    /// The stream's name: not empty, without `.`, `*`, `>`, `/`, `\`, whitespace or control
+    /// bytes (see ``validate()``).
     public var streamName = "EDS"
     /// File (default) or memory storage.
     public var storage = JetStreamStreamConfiguration.Storage.file

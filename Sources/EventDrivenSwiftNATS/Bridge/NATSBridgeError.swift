@@ -17,6 +17,10 @@ public enum NATSBridgeError: Error, Sendable, Equatable, CustomStringConvertible
     case deadLettered(messageID: String, event: String, reason: String)
     /// The bridge is not running (not started yet, or stopped).
     case notRunning
+    /// A configuration value the bridge cannot work with (see
+    /// ``NATSBridgeConfiguration/validate()``), named with the reason: thrown at once, before
+    /// anything is sent.
+    case invalidConfiguration(String)
 
     /// The error in words.
     public var description: String {
@@ -29,6 +33,7 @@ public enum NATSBridgeError: Error, Sendable, Equatable, CustomStringConvertible
         case .publishFailed(let id, let event, let reason): "publish of \(event) \(id) failed: \(reason)"
         case .deadLettered(let id, let event, let reason): "\(event) \(id) dead-lettered: \(reason)"
         case .notRunning: "the bridge is not running"
+        case .invalidConfiguration(let detail): "invalid bridge configuration: \(detail)"
         }
     }
 }
