@@ -96,4 +96,37 @@ struct ConfigurationValidationTests {
             }
         }
     }
+
+    @Test("a publish through a bridge with a wildcard prefix, not run, fails at once and sends nothing")
+    func wildcardPrefixPublishSendsNothing() async throws {
+        try await withNATSServer { server in
+            let watcher = try await connectedClient(server)
+            let seen = Collected<String>()
+            try watcher.subscribe(to: ">") { seen.append($0.subject) }
+            try await watcher.flush()
+            var configuration = NATSBridgeConfiguration()
+            configuration.prefix = "eds.*"
+            configuration.consumers.publishRetryWindow = .zero
+            let client = try await connectedClient(server)
+            let bridge = NATSBridge(
+                bus: EventBus(label: "validation"), events: try registry(), configuration: configuration,
+                transport: NATSJetStreamTransport(client: client, configuration: configuration), logger: quietLogger)
+            let published = await outcome(within: .seconds(2)) {
+                try await bridge.publishAndWait(OrderPlaced(orderID: 1, customerID: 1, amount: 1))
+            }
+            guard case .publishFailed(_, let event, let reason) = published.error as? NATSBridgeError else {
+                Issue.record("a publish on eds.*.orders.placed: \(published)")
+                await client.close()
+                await watcher.close()
+                return
+            }
+            #expect(event == "orders.placed" && reason.contains("eds.*.orders.placed"), "\(reason)")
+            try await client.flush()
+            try await watcher.flush()
+            #expect(!seen.values.contains { $0.hasPrefix("eds") }, "sent: \(seen.values)")
+            #expect(bridge.statistics.publishFailures == 1 && bridge.statistics.publishRetries == 0)
+            await client.close()
+            await watcher.close()
+        }
+    }
 }

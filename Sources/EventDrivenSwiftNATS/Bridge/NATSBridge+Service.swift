@@ -22,6 +22,7 @@ extension NATSBridge {
             return state.importers
         }
         guard let importers else { throw NATSBridgeError.notRunning }
+        gate.set(.open)
         do {
             try configuration.validate()
             try await transport.start()
@@ -91,6 +92,7 @@ extension NATSBridge {
     }
 
     private func finishStart(_ error: (any Error)?) {
+        if error != nil { gate.set(.closed) }
         let waiters = state.withLockedValue { state in
             state.phase = error == nil ? .running : .stopped
             state.startError = error
@@ -125,6 +127,7 @@ extension NATSBridge {
         for handle in handles { handle.cancel() }
         await waitForExports()
         await transport.stop()
+        gate.set(.closed)
         let observers = state.withLockedValue { state in
             state.phase = .stopped
             defer { state.deadLetterObservers = [:] }

@@ -50,6 +50,8 @@ public final class NATSBridge: Service, Sendable {
     let logger: Logger
     let counters = _BridgeCounters()
     let state = NIOLockedValueBox(State())
+    /// Whether publishes are taken: read by the exporter on every export, set with the phase.
+    let gate = _PublishGate()
     private let exporterBox = NIOLockedValueBox<_Exporter?>(nil)
 
     /// A bridge over any transport.
@@ -92,7 +94,7 @@ public final class NATSBridge: Service, Sendable {
         exporterBox.withLockedValue { box in
             if let exporter = box { return exporter }
             let exporter = _Exporter(
-                transport: transport, configuration: configuration, counters: counters,
+                transport: transport, configuration: configuration, counters: counters, gate: gate,
                 report: { [weak self] in self?.report($0) })
             box = exporter
             return exporter
@@ -117,14 +119,21 @@ public final class NATSBridge: Service, Sendable {
 
     /// Publishes `event` without dispatching it locally (export instead of local dispatch).
     /// Returns at once; the acknowledgement is awaited in the background, counted, and a publish
-    /// that fails every attempt is reported to the error handler.
+    /// that fails every attempt is reported to the error handler. One that can never succeed
+    /// fails at once, counted and reported the same way: on a bridge whose ``run()`` was not
+    /// called (``NATSBridgeError/notRunning``, unless its client was connected otherwise) or
+    /// has ended (``NATSBridgeError/notRunning``), or larger than the server's `max_payload`
+    /// (``NATSBridgeError/publishFailed(messageID:event:reason:)``).
     /// - Throws: ``NATSBridgeError/unregisteredEventType(_:)``.
     public func publish<E: Eventable & Codable>(_ event: E) throws {
         exporter.export(event, entry: try events.entry(for: E.self))
     }
 
     /// Publishes `event` without dispatching it locally and returns once the broker stored it.
-    /// - Throws: ``NATSBridgeError/publishFailed(messageID:event:reason:)`` after every attempt.
+    /// - Throws: ``NATSBridgeError/publishFailed(messageID:event:reason:)`` after every attempt,
+    ///   or at once for an event larger than the server's `max_payload`;
+    ///   ``NATSBridgeError/notRunning`` at once on a bridge whose ``run()`` was not called (unless
+    ///   its client was connected otherwise) or has ended.
     public func publishAndWait<E: Eventable & Codable>(_ event: E) async throws {
         let entry = try events.entry(for: E.self)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

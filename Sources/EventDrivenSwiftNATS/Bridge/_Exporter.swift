@@ -47,13 +47,14 @@ final class _Exporter: _NATSReplySink, Sendable {
     private let publishTimeout: TimeAmount
     private let configuration: NATSBridgeConfiguration
     private let counters: _BridgeCounters
+    private let gate: _PublishGate
     private let report: @Sendable (NATSBridgeError) -> Void
     private let state = NIOLockedValueBox(State())
     private let messageIDs = _MessageIDs()
 
     init(
         transport: any EventTransport, configuration: NATSBridgeConfiguration, counters: _BridgeCounters,
-        report: @escaping @Sendable (NATSBridgeError) -> Void
+        gate: _PublishGate, report: @escaping @Sendable (NATSBridgeError) -> Void
     ) {
         self.transport = transport
         let jetStream = transport as? NATSJetStreamTransport
@@ -63,6 +64,7 @@ final class _Exporter: _NATSReplySink, Sendable {
         self.publishTimeout = .nanoseconds(NATSJetStreamTransport.nanoseconds(timeout))
         self.configuration = configuration
         self.counters = counters
+        self.gate = gate
         self.report = report
     }
 
@@ -74,6 +76,10 @@ final class _Exporter: _NATSReplySink, Sendable {
         let version: String
         let source: String
         let subjectBytes: [UInt8]
+        /// Whether ``subject`` is one a message can be published on (no wildcard, no empty token):
+        /// the prefix comes from the configuration, which a bridge built over a transport of its
+        /// own checks only in ``NATSBridge/run()``.
+        let isPublishable: Bool
         /// `Eds-Event: …`, `Eds-Event-Version: …`, `Eds-Source: …`, `Content-Type: application/json`,
         /// `Eds-Format: 1`, each with its CRLF.
         let fixedHeaders: [UInt8]
@@ -84,6 +90,7 @@ final class _Exporter: _NATSReplySink, Sendable {
             self.version = String(entry.version)
             self.source = source
             self.subjectBytes = Array(subject.utf8)
+            self.isPublishable = NATSCommandEncoder.isValidSubject(subject, wildcards: false)
             var headers = ""
             for (name, value) in [
                 (NATSHeaderName.event, entry.name), (NATSHeaderName.eventVersion, version),
@@ -124,25 +131,30 @@ final class _Exporter: _NATSReplySink, Sendable {
     ) {
         let entry = template.entry
         let id = messageIDs.nextNumber()
+        if gate.refuses(client) {
+            return fail(.notRunning, completion)
+        }
+        guard template.isPublishable else {
+            return fail(
+                .publishFailed(
+                    messageID: messageIDs.string(id), event: entry.name,
+                    reason: "\(template.subject.debugDescription) is not a subject a message can be published on"),
+                completion)
+        }
         let body: Data
         do {
             body = try entry.encode(event)
         } catch {
-            let failure = NATSBridgeError.publishFailed(
-                messageID: messageIDs.string(id), event: entry.name, reason: "cannot encode: \(error)")
-            counters.publishFailures.add(1, ordering: .relaxed)
-            report(failure)
-            completion?(.failure(failure))
-            return
+            return fail(
+                .publishFailed(messageID: messageIDs.string(id), event: entry.name, reason: "cannot encode: \(error)"),
+                completion)
         }
         let traceparent = NATSTraceContext.traceparent
         if let traceparent, traceparent.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            let failure = NATSBridgeError.publishFailed(
-                messageID: messageIDs.string(id), event: entry.name, reason: "the traceparent holds a control byte")
-            counters.publishFailures.add(1, ordering: .relaxed)
-            report(failure)
-            completion?(.failure(failure))
-            return
+            return fail(
+                .publishFailed(
+                    messageID: messageIDs.string(id), event: entry.name, reason: "the traceparent holds a control byte"),
+                completion)
         }
         counters.exported.add(1, ordering: .relaxed)
         let publish = _Publish(template: template, body: body, id: id, traceparent: traceparent, attempt: 1)
@@ -154,6 +166,13 @@ final class _Exporter: _NATSReplySink, Sendable {
             return key
         }
         attempt(publish, key: key)
+    }
+
+    /// Counts and reports a publish that failed before its first attempt.
+    private func fail(_ failure: NATSBridgeError, _ completion: Completion?) {
+        counters.publishFailures.add(1, ordering: .relaxed)
+        report(failure)
+        completion?(.failure(failure))
     }
 
     /// Returns once fewer than `limit` publishes are waiting for their acknowledgement (1: none).
@@ -185,8 +204,12 @@ final class _Exporter: _NATSReplySink, Sendable {
     private func attempt(_ publish: _Publish, key: UInt64) {
         do {
             if let client {
+                let size = NATSCommandEncoder.exportPayloadSize(
+                    fixedHeaders: publish.template.fixedHeaders.count, traceparent: publish.traceparent,
+                    body: publish.body.count)
                 try client.request(
-                    sink: self, key: key, subject: publish.template.subject, deadline: .now() + publishTimeout
+                    sink: self, key: key, subject: publish.template.subject, size: size,
+                    deadline: .now() + publishTimeout
                 ) { out, token in
                     publish.body.withUnsafeBytes { body in
                         NATSCommandEncoder.exportPublish(
@@ -248,10 +271,11 @@ final class _Exporter: _NATSReplySink, Sendable {
     private func retryOrReport(_ key: UInt64, error: any Error) {
         let maximum = configuration.consumers.publishAttempts
         let window = configuration.consumers.publishRetryWindow
+        let isPermanent = Self.isPermanent(error)
         // The attempt that failed, and whether there will be another.
         let failed = state.withLockedValue { state -> (publish: _Publish, retry: Bool)? in
             guard var publish = state.pending[key] else { return nil }
-            guard publish.attempt < maximum || ContinuousClock.now - publish.started < window else {
+            guard !isPermanent, publish.attempt < maximum || ContinuousClock.now - publish.started < window else {
                 return (publish, false)
             }
             publish.attempt += 1
@@ -260,9 +284,15 @@ final class _Exporter: _NATSReplySink, Sendable {
         }
         guard let (publish, retry) = failed else { return }
         guard retry else {
-            let failure = NATSBridgeError.publishFailed(
-                messageID: messageIDs.string(publish.id), event: publish.template.entry.name,
-                reason: "\(error) after \(publish.attempt) attempts")
+            let failure: NATSBridgeError
+            if case .closed? = error as? NATSError {
+                // The client was closed: the bridge has stopped, or is stopping for good.
+                failure = .notRunning
+            } else {
+                failure = .publishFailed(
+                    messageID: messageIDs.string(publish.id), event: publish.template.entry.name,
+                    reason: isPermanent ? "\(error)" : "\(error) after \(publish.attempt) attempts")
+            }
             counters.publishFailures.add(1, ordering: .relaxed)
             report(failure)
             finish(key, .failure(failure))
@@ -273,6 +303,16 @@ final class _Exporter: _NATSReplySink, Sendable {
         Task {
             try? await Task.sleep(for: delay)
             self.attempt(publish, key: key)
+        }
+    }
+
+    /// Whether another attempt of a publish that failed with `error` cannot succeed: a client
+    /// closed for good, a message over the server's `max_payload`, a subject or header the
+    /// protocol cannot carry. Such a publish is reported at once.
+    static func isPermanent(_ error: any Error) -> Bool {
+        switch error as? NATSError {
+        case .closed, .payloadTooLarge, .invalidArgument: true
+        default: false
         }
     }
 

@@ -48,6 +48,14 @@ public final class NATSClient: Sendable {
     /// What the server said about itself when the client last connected.
     public var serverInfo: NATSServerInfo? { state.withLockedValue { $0.serverInfo } }
 
+    /// Whether ``connect()`` has not connected the client yet (nor was it closed).
+    var isIdle: Bool {
+        state.withLockedValue { state in
+            if case .idle = state.phase { return true }
+            return false
+        }
+    }
+
     /// Whether the client has a connection now.
     public var isConnected: Bool { state.withLockedValue { $0.channel != nil } }
 
@@ -58,12 +66,14 @@ public final class NATSClient: Sendable {
     /// Returns once the message is queued for writing; it is written at once when nothing was
     /// written in the last 100 µs, else within 100 µs. While reconnecting, messages are held until the new connection is up.
     /// - Throws: ``NATSError/outboundBufferFull(limit:)``, ``NATSError/closed``,
-    ///   ``NATSError/invalidArgument(_:)``.
+    ///   ``NATSError/invalidArgument(_:)``; ``NATSError/payloadTooLarge(size:limit:)`` for a
+    ///   message (headers and body) larger than the `max_payload` the server last announced,
+    ///   which is not written (the server would close the connection).
     public func publish(
         _ payload: ByteBuffer, to subject: String, replyTo: String? = nil, headers: NATSHeaders? = nil
     ) throws {
         try Self.check(subject: subject, replyTo: replyTo, headers: headers)
-        try enqueue { out in
+        try enqueue(size: Self.messageSize(payload, headers)) { out in
             NATSCommandEncoder.publish(
                 subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &out)
         }
@@ -81,6 +91,13 @@ public final class NATSClient: Sendable {
         if let headers, let problem = NATSCommandEncoder.headerProblem(headers) {
             throw NATSError.invalidArgument(problem)
         }
+    }
+
+    /// The size the server checks against its `max_payload`: the header block, when there is
+    /// one, and the body.
+    static func messageSize(_ payload: ByteBuffer, _ headers: NATSHeaders?) -> Int {
+        guard let headers, !headers.isEmpty else { return payload.readableBytes }
+        return NATSCommandEncoder.headerBlockLength(headers) + payload.readableBytes
     }
 
     /// Publishes `bytes` on `subject`.
@@ -135,6 +152,7 @@ public final class NATSClient: Sendable {
         let pending = _ClientState.PendingRequest(deadline: deadline, subject: subject, receiver: .callback(callback))
         var token: UInt64 = 0
         try enqueue(
+            size: Self.messageSize(payload, headers),
             registering: { state in
                 token = state.newToken()
                 state.requests[token] = pending
@@ -149,17 +167,18 @@ public final class NATSClient: Sendable {
 
     /// Publishes a request whose frame `write` appends, given the token that ends its reply
     /// subject (`<replyPrefix><token>`), and hands the reply (or the timeout, lost connection or
-    /// close) to `sink` under `key`: no closure per request.
+    /// close) to `sink` under `key`: no closure per request. `size` is the message's header
+    /// block and body, checked against the server's `max_payload`.
     /// - Throws: ``NATSError/outboundBufferFull(limit:)``, ``NATSError/closed``,
-    ///   ``NATSError/connectionLost``.
+    ///   ``NATSError/connectionLost``, ``NATSError/payloadTooLarge(size:limit:)``.
     func request(
-        sink: any _NATSReplySink, key: UInt64, subject: String, deadline: NIODeadline,
+        sink: any _NATSReplySink, key: UInt64, subject: String, size: Int, deadline: NIODeadline,
         _ write: (inout ByteBuffer, UInt64) -> Void
     ) throws {
         // Not `enqueue(registering:_:)`: a token shared by its two closures made every access to
         // it a dynamic exclusivity check.
         let channel: (any Channel)? = try state.withLockedValue { state in
-            try admit(&state)
+            try admit(&state, size: size)
             let token = state.newToken()
             state.requests[token] = _ClientState.PendingRequest(
                 deadline: deadline, subject: subject, receiver: .sink(sink, key))
@@ -271,12 +290,13 @@ public final class NATSClient: Sendable {
     // MARK: Writing
 
     /// Appends an operation to the outbound bytes, after `registering` ran on the state under
-    /// the same lock, and makes sure a write is scheduled.
+    /// the same lock, and makes sure a write is scheduled. `size`, for a message, is its header
+    /// block and body, checked against the server's `max_payload`.
     func enqueue(
-        registering: (inout _ClientState) -> Void = { _ in }, _ write: (inout ByteBuffer) -> Void
+        size: Int = 0, registering: (inout _ClientState) -> Void = { _ in }, _ write: (inout ByteBuffer) -> Void
     ) throws {
         let channel: (any Channel)? = try state.withLockedValue { state in
-            try admit(&state)
+            try admit(&state, size: size)
             registering(&state)
             write(&state.pending)
             return channelToFlush(&state)
@@ -284,13 +304,17 @@ public final class NATSClient: Sendable {
         if let channel { channel.eventLoop.execute { self.writePending(to: channel) } }
     }
 
-    /// Throws unless an operation can be queued now: connected or reconnecting, and room in the
-    /// outbound bytes.
-    private func admit(_ state: inout _ClientState) throws {
+    /// Throws unless an operation can be queued now: connected or reconnecting, room in the
+    /// outbound bytes, and a message of `size` bytes within the `max_payload` the server last
+    /// announced (unchecked before the first `INFO`).
+    private func admit(_ state: inout _ClientState, size: Int) throws {
         switch state.phase {
         case .closed: throw NATSError.closed
         case .idle: throw NATSError.connectionLost
         case .connected, .reconnecting: break
+        }
+        if let limit = state.serverInfo?.maxPayload, limit > 0, size > limit {
+            throw NATSError.payloadTooLarge(size: size, limit: limit)
         }
         guard state.pending.readableBytes < configuration.maximumOutboundBytes else {
             counters.outboundBufferFull.add(1, ordering: .relaxed)

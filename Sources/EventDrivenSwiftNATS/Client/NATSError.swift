@@ -32,6 +32,9 @@ public enum NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The user may not publish to, or subscribe to, `subject` (the server's
     /// `Permissions Violation`): the operation that caused it fails with this error.
     case permissionViolation(operation: String, subject: String)
+    /// A message of `size` bytes (headers and body) is larger than the `max_payload` the server
+    /// announced (`limit`): it was not sent. (The server would have closed the connection.)
+    case payloadTooLarge(size: Int, limit: Int)
 
     /// The error in words.
     public var description: String {
@@ -48,6 +51,8 @@ public enum NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tlsFailed(let detail): "TLS failed: \(detail)"
         case .authorizationFailed(let detail): "the NATS server refused the credentials: \(detail)"
         case .permissionViolation(let operation, let subject): "not permitted to \(operation) \(subject)"
+        case .payloadTooLarge(let size, let limit):
+            "a message of \(size) bytes is larger than the server's max_payload of \(limit) bytes"
         }
     }
 }

@@ -51,8 +51,7 @@ enum NATSCommandEncoder {
         var traceparentBytes: [UInt8] = []
         if let traceparent { traceparentBytes = Array(traceparent.utf8) }
         let idLength = 36
-        let headerLength =
-            10 + 13 + idLength + 2 + fixedHeaders.count + (traceparent == nil ? 0 : 13 + traceparentBytes.count + 2) + 2
+        let headerLength = exportHeaderLength(fixedHeaders: fixedHeaders.count, traceparent: traceparent)
         let total = headerLength + body.count
         let lineLength =
             5 + subject.count + 1 + replyPrefix.count + decimalLength(token) + 1 + decimalLength(UInt64(headerLength))
@@ -86,6 +85,19 @@ enum NATSCommandEncoder {
             writer.copy("\r\n")
             return size
         }
+    }
+
+    /// The size of ``exportPublish(subject:replyPrefix:token:writeID:fixedHeaders:traceparent:body:into:)``'s
+    /// header block: `NATS/1.0`, `Nats-Msg-Id` (36 characters), `fixedHeaders` bytes of fixed
+    /// lines, `traceparent` when given, and the closing CRLF.
+    static func exportHeaderLength(fixedHeaders: Int, traceparent: String?) -> Int {
+        10 + 13 + 36 + 2 + fixedHeaders + (traceparent.map { 13 + $0.utf8.count + 2 } ?? 0) + 2
+    }
+
+    /// The size the server checks against its `max_payload` for an exported message: its header
+    /// block and its body of `body` bytes.
+    static func exportPayloadSize(fixedHeaders: Int, traceparent: String?, body: Int) -> Int {
+        exportHeaderLength(fixedHeaders: fixedHeaders, traceparent: traceparent) + body
     }
 
     /// Copies bytes to raw memory whose room was worked out before.
