@@ -157,13 +157,21 @@ public final class NATSBridge: Service, Sendable {
     /// Dispatches every imported event of `type` on the bus, like a local one. A fetched batch is
     /// acknowledged once the bus has drained it (every local handler finished). Errors thrown by
     /// bus listeners stay local (counted and reported by the bus); use
-    /// ``listen(_:mode:handler:)`` for retries and dead letters driven by a handler.
+    /// ``listen(_:mode:handler:)`` for retries and dead letters driven by a handler. An event the
+    /// bus refuses because it was shut down is sent back at once (`-NAK` without delay) for
+    /// another process, counted in ``NATSBridgeStatistics/refusedByBus``, and the import of
+    /// `type` stops.
     public func importEvents<E: Eventable & Codable>(_ type: E.Type, mode: NATSImportMode) throws {
         let bus = self.bus
         try addImporter(type, mode: mode) { batch in
+            var refused: [Int] = []
             _ImportMarker.$isImporting.withValue(true) {
-                for item in batch.items { bus.queue(item.event as! E) }
+                for index in batch.items.indices where Self.busRefuses(batch.items[index].event as! E, on: bus) {
+                    refused.append(index)
+                }
             }
+            // Sent back at once: no handler saw them (a slot finished twice is concluded once).
+            for index in refused { batch.finish(index, _RefusedByBus()) }
             await bus.drain()
             for index in batch.items.indices { batch.finish(index, nil) }
         }
@@ -174,7 +182,9 @@ public final class NATSBridge: Service, Sendable {
     /// handler returns; while a handler still runs at half the ack wait, the bridge tells the
     /// server (`+WPI`) so that the message is not given to another process. When the handler
     /// throws, the message is sent back (`-NAK`) with the configured delay and redelivered, and on
-    /// its last delivery dead-lettered, then terminated. Each call imports on its own: two
+    /// its last delivery dead-lettered, then terminated. A delivery the bus refuses because it
+    /// was shut down is sent back at once (`-NAK` without delay), counted in
+    /// ``NATSBridgeStatistics/refusedByBus``, and the import stops. Each call imports on its own: two
     /// `listen`s of one type (a `.broadcast` and a `.group`, say) each see their own deliveries only.
     public func listen<E: Eventable & Codable>(
         _ type: E.Type, mode: NATSImportMode,
@@ -199,10 +209,23 @@ public final class NATSBridge: Service, Sendable {
         try addImporter(type, mode: mode) { batch in
             for index in batch.items.indices {
                 let item = batch.items[index]
-                bus.queue(
-                    _BridgedDelivery(
-                        event: item.event as! E, info: item.info, settlement: batch.settlement(index), route: route))
+                let delivery = _BridgedDelivery(
+                    event: item.event as! E, info: item.info, settlement: batch.settlement(index), route: route)
+                // A delivery the bus refuses (shut down) reaches no handler: it is sent back here.
+                if Self.busRefuses(delivery, on: bus) { batch.finish(index, _RefusedByBus()) }
             }
+        }
+    }
+
+    /// Dispatches `event` on `bus` (queued, like `bus.queue`), and returns `true` when the bus
+    /// refused it because it is shut down or shutting down. A receiver's full mailbox is the
+    /// bus's to count and report, as for any dispatch.
+    static func busRefuses<E: Eventable>(_ event: E, on bus: EventBus) -> Bool {
+        do throws(EventDrivenError) {
+            try bus.tryDispatch(event)
+            return false
+        } catch {
+            return error.code == .busShutDown
         }
     }
 
@@ -310,3 +333,7 @@ struct _BridgedDelivery<E: Eventable>: Eventable {
 
 /// The identity of one ``NATSBridge/listen(_:mode:handler:)`` call.
 final class _Route: Sendable {}
+
+/// The outcome of a delivery that the local bus refused because it was shut down: the importer
+/// sends it back at once and stops importing.
+struct _RefusedByBus: Error {}

@@ -25,6 +25,10 @@ public struct NATSBridgeStatistics: Sendable, Equatable {
     public var retried = 0
     /// Deliveries terminated and copied to the dead-letter subject.
     public var deadLettered = 0
+    /// Deliveries the local bus refused because it was shut down (or shutting down): sent back
+    /// at once (`-NAK` without delay) for another process, not dead-lettered. The import of
+    /// their type stops at the first one.
+    public var refusedByBus = 0
     /// Acks, naks or terms that could not be sent (the broker redelivers those messages).
     public var settleFailures = 0
     /// `+WPI`s sent for handlers still running at half the ack wait.
@@ -51,6 +55,7 @@ final class _BridgeCounters: Sendable {
     let handled = Atomic<Int>(0)
     let retried = Atomic<Int>(0)
     let deadLettered = Atomic<Int>(0)
+    let refusedByBus = Atomic<Int>(0)
     let settleFailures = Atomic<Int>(0)
     let inProgress = Atomic<Int>(0)
     let deadLettersDropped = Atomic<Int>(0)
@@ -61,7 +66,7 @@ final class _BridgeCounters: Sendable {
             duplicates: duplicates.load(ordering: .relaxed), publishRetries: publishRetries.load(ordering: .relaxed),
             publishFailures: publishFailures.load(ordering: .relaxed), received: received.load(ordering: .relaxed),
             handled: handled.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
-            deadLettered: deadLettered.load(ordering: .relaxed),
+            deadLettered: deadLettered.load(ordering: .relaxed), refusedByBus: refusedByBus.load(ordering: .relaxed),
             settleFailures: settleFailures.load(ordering: .relaxed),
             inProgress: inProgress.load(ordering: .relaxed),
             deadLettersDropped: deadLettersDropped.load(ordering: .relaxed))

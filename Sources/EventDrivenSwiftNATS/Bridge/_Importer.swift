@@ -37,6 +37,13 @@ final class _Importer: Sendable {
         /// The deliveries with local handlers, by key, and since when their ack wait runs.
         var running: [UInt64: (delivery: any TransportDelivery, since: ContinuousClock.Instant)] = [:]
         var nextKey: UInt64 = 0
+        /// The consumer open now (of round ``round``), and whether it was finished: once, by the
+        /// round's end or by the bus's refusal.
+        var consumer: (any TransportConsumer)?
+        var round = 0
+        var consumerFinished = false
+        /// Whether the bus has refused a delivery: nothing more is imported.
+        var isRefused = false
     }
 
     let entry: NATSEventRegistry.Entry
@@ -101,18 +108,27 @@ final class _Importer: Sendable {
             }
             if isFirst { ready(.success(())) }
             isFirst = false
+            let (round, isRefused) = held.withLockedValue { held in
+                held.round += 1
+                held.consumer = consumer
+                held.consumerFinished = false
+                return (held.round, held.isRefused)
+            }
+            // Refused since the open began: the bus is gone.
+            if isRefused { finishConsumer(round: round) }
             await withTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { await self.process(consumer) }
                 tasks.addTask { await self.keepInProgress() }
                 tasks.addTask { await self.deadLetterExhausted(consumer) }
                 await fetch(consumer)
-                consumer.finish()
+                finishConsumer(round: round)
                 await tasks.next()
                 await tasks.next()
                 // The handlers still running settle what they hold before the importer ends.
                 await self.waitUntilNothingHeld()
                 tasks.cancelAll()
             }
+            held.withLockedValue { $0.consumer = nil }
             // A server that deletes the consumer at every fetch (409 Consumer Deleted) is not
             // asked again at full speed; one that kept it a while is.
             if consumer.isLost, ContinuousClock.now - opened < Self.reopenDelay(afterLosses: .max) * 2 {
@@ -145,6 +161,16 @@ final class _Importer: Sendable {
             return held.waiter
         }
         waiter?.resume()
+    }
+
+    /// Finishes the consumer of `round`, unless that round is over or its consumer was finished.
+    private func finishConsumer(round: Int) {
+        let consumer = held.withLockedValue { held -> (any TransportConsumer)? in
+            guard held.round == round, !held.consumerFinished else { return nil }
+            held.consumerFinished = true
+            return held.consumer
+        }
+        consumer?.finish()
     }
 
     /// Returns once ``run(ready:)`` has returned.
@@ -278,10 +304,33 @@ final class _Importer: Sendable {
         }
     }
 
+    /// The bus refused a delivery (it was shut down): the first time, stops importing and
+    /// finishes the consumer, whose inbox is unsubscribed before the delivery is sent back, so
+    /// that the server gives it to another process rather than to this one's outstanding fetch.
+    private func busRefused() {
+        let round = held.withLockedValue { held -> Int? in
+            guard !held.isRefused else { return nil }
+            held.isRefused = true
+            return held.round
+        }
+        guard let round else { return }
+        logger.warning("the bus refused an imported \(entry.name) (shut down): sent back; importing it stops")
+        stop()
+        finishConsumer(round: round)
+    }
+
     /// Settles `item` by its handler's outcome, then calls `done` (after the dead letter is
-    /// stored, for one that goes there).
+    /// stored, for one that goes there). A delivery the bus refused is sent back at once
+    /// (``busRefused()``), neither retried with a delay nor dead-lettered: it is not its fault.
     private func conclude(_ item: _Accepted, _ outcome: (any Error)?, done: @escaping @Sendable () -> Void) {
         do {
+            if outcome is _RefusedByBus {
+                busRefused()
+                counters.refusedByBus.add(1, ordering: .relaxed)
+                defer { done() }
+                try item.delivery.nak(delay: nil)
+                return
+            }
             guard let error = outcome else {
                 defer { done() }
                 try item.delivery.ack()

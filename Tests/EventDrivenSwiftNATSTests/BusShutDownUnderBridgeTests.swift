@@ -1,0 +1,81 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
+import EventDrivenSwift
+import Foundation
+import Testing
+
+@testable import EventDrivenSwiftNATS
+
+/// A bus shut down while its bridge imports: a delivery the bus refuses is sent back at once
+/// (`-NAK` without delay) for another process, counted in `refusedByBus`, and the bridge still
+/// stops. Before, `listen()`'s delivery, refused, was never settled and the bridge's shutdown
+/// waited for it forever; `importEvents()` acknowledged an event no handler had seen.
+@Suite("X7: a bus shut down under its bridge", .serialized, .timeLimit(.minutes(2)))
+struct BusShutDownUnderBridgeTests {
+    static func bridge(_ server: NATSServerProcess, bus: EventBus) throws -> NATSBridge {
+        var configuration = NATSBridgeConfiguration()
+        configuration.storage = .memory
+        configuration.consumers.fetchExpiry = .milliseconds(200)
+        return try NATSBridge(
+            bus: bus, events: try registry(), server: server.url, configuration: configuration, logger: quietLogger)
+    }
+
+    /// A worker whose bus is shut down after it started imports with `register`; one event is
+    /// published. The worker must stop, having sent the event back, and a second worker of the
+    /// group, on a bus that runs, must get it at once.
+    func refusedDeliveryGoesBack(_ register: (NATSBridge) throws -> Void) async throws {
+        try await withNATSServer { server in
+            let bus = EventBus(label: "gone")
+            let worker = try Self.bridge(server, bus: bus)
+            try register(worker)
+            let running = Task { try await worker.run() }
+            try await worker.waitUntilRunning()
+            await bus.shutdown()
+            let producer = try Self.bridge(server, bus: EventBus(label: "producer"))
+            let producing = Task { try await producer.run() }
+            try await producer.waitUntilRunning()
+            try await producer.publishAndWait(OrderPlaced(orderID: 7, customerID: 1, amount: 1))
+            #expect(await poll(timeout: .seconds(5)) { worker.statistics.received == 1 }, "never fetched")
+
+            worker.shutdown()
+            let stopped = await outcome(within: .seconds(5)) { try await running.value }
+            #expect("\(stopped)" == "returned", "the worker's shutdown \(stopped); \(worker.statistics)")
+            let statistics = worker.statistics
+            #expect(statistics.refusedByBus == 1, "\(statistics)")
+            #expect(statistics.handled == 0 && statistics.deadLettered == 0 && statistics.settleFailures == 0)
+
+            // Sent back without delay: another worker of the group gets it at once, long before
+            // the ack wait (30 s) would have given it back. (nats-server 2.9 may count the
+            // redelivery as the first: the count is not checked.)
+            let other = try Self.bridge(server, bus: EventBus(label: "other"))
+            let deliveries = Collected<Int>()
+            try other.listen(OrderPlaced.self, mode: .group("workers")) { event, _ in
+                deliveries.append(event.orderID)
+            }
+            let otherRunning = Task { try await other.run() }
+            try await other.waitUntilRunning()
+            #expect(await poll(timeout: .seconds(5)) { deliveries.values == [7] }, "\(deliveries.values)")
+            other.shutdown()
+            producer.shutdown()
+            _ = await outcome(within: .seconds(5)) {
+                try await otherRunning.value
+                try await producing.value
+            }
+        }
+    }
+
+    @Test("listen(): the refused delivery is sent back and the bridge stops")
+    func listenDeliveryRefused() async throws {
+        try await refusedDeliveryGoesBack { worker in
+            try worker.listen(OrderPlaced.self, mode: .group("workers")) { _, _ in }
+        }
+    }
+
+    @Test("importEvents(): the refused event is sent back, not acknowledged")
+    func importedEventRefused() async throws {
+        try await refusedDeliveryGoesBack { worker in
+            try worker.importEvents(OrderPlaced.self, mode: .group("workers"))
+        }
+    }
+}
