@@ -1,6 +1,7 @@
 // This source file is part of EventDrivenSwift, released under the MIT License.
 // See LICENSE at the root of the repository for the license text.
 
+import EventDrivenSwift
 import Testing
 
 @testable import EventDrivenSwiftNATS
@@ -8,7 +9,8 @@ import Testing
 /// Durations at their extremes, as a user may configure them: no trap. Before, a request
 /// timeout, a fetch expiry or a retry delay beyond 292 years overflowed when turned into
 /// nanoseconds and stopped the process, and a negative initial reconnection delay doubled until
-/// its `Duration` overflowed.
+/// its `Duration` overflowed. A bridge stopped while a fetch with a very long expiry was
+/// outstanding waited for the whole expiry.
 @Suite("X4: configuration values at their extremes", .timeLimit(.minutes(2)))
 struct ConfigurationExtremesTests {
     @Test("durations beyond Int64 nanoseconds saturate")
@@ -27,5 +29,36 @@ struct ConfigurationExtremesTests {
         var backoff = _ReconnectBackoff()
         let waits = (0..<200).map { _ in backoff.failed(policy: policy) }
         #expect(waits.allSatisfy { $0 == .zero })
+    }
+}
+
+extension ConfigurationExtremesTests {
+    @Test(
+        "a fetch expiry of 1,000 years with fetchBatch 0: the event is handled, and the bridge stops within its 2 s grace"
+    )
+    func hugeFetchExpiryStops() async throws {
+        try await withNATSServer { server in
+            var configuration = NATSBridgeConfiguration()
+            configuration.storage = .memory
+            configuration.consumers.fetchBatch = 0
+            configuration.consumers.fetchExpiry = .seconds(365 * 24 * 3_600 * 1_000)
+            let worker = try NATSBridge(
+                bus: EventBus(label: "patient"), events: try registry(), server: server.url,
+                configuration: configuration, logger: quietLogger)
+            let handled = Collected<Int>()
+            try worker.listen(OrderPlaced.self, mode: .group("workers")) { event, _ in handled.append(event.orderID) }
+            let running = Task { try await worker.run() }
+            try await worker.waitUntilRunning()
+            try await worker.publishAndWait(OrderPlaced(orderID: 3, customerID: 1, amount: 1))
+            #expect(await poll(timeout: .seconds(5)) { handled.values == [3] }, "\(handled.values)")
+            // A fetch is outstanding, which the server would end in 1,000 years: the shutdown
+            // does not wait for it.
+            worker.shutdown()
+            let started = ContinuousClock.now
+            let stopped = await outcome(within: .seconds(6)) { try await running.value }
+            let elapsed = ContinuousClock.now - started
+            #expect("\(stopped)" == "returned", "the shutdown \(stopped) after \(elapsed)")
+            #expect(elapsed < .seconds(4), "the shutdown took \(elapsed)")
+        }
     }
 }

@@ -21,7 +21,8 @@ public struct NATSBridgeConfiguration: Sendable {
         /// How many messages this process holds at most (fetched, not yet settled).
         public var maxHeld = 2_048
         /// How long one fetch waits on the server for messages; it must be above zero (see
-        /// ``NATSBridgeConfiguration/validate()``).
+        /// ``NATSBridgeConfiguration/validate()``). A stop waits at most 2 s for the fetch
+        /// outstanding.
         public var fetchExpiry: Duration = .seconds(1)
         /// How long a publish waits for the server's ack before it is retried.
         public var publishTimeout: Duration = .seconds(5)

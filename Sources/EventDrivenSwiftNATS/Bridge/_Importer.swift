@@ -38,7 +38,7 @@ final class _Importer: Sendable {
         var running: [UInt64: (delivery: any TransportDelivery, since: ContinuousClock.Instant)] = [:]
         var nextKey: UInt64 = 0
         /// The consumer open now (of round ``round``), and whether it was finished: once, by the
-        /// round's end or by the bus's refusal.
+        /// round's end, by a stop that its outstanding fetch outlived, or by the bus's refusal.
         var consumer: (any TransportConsumer)?
         var round = 0
         var consumerFinished = false
@@ -153,15 +153,26 @@ final class _Importer: Sendable {
         }
     }
 
-    /// Stops fetching; what was fetched is still handled and settled.
+    /// Stops fetching; what was fetched is still handled and settled. A fetch outstanding
+    /// still after ``stopGrace`` (one with a long ``NATSBridgeConfiguration/Consumers/fetchExpiry``)
+    /// is not waited for: the consumer is finished, and what the server sends it later is
+    /// redelivered after its ack wait.
     func stop() {
-        let waiter = held.withLockedValue { held in
+        let (waiter, round) = held.withLockedValue { held in
             held.isStopping = true
             defer { held.waiter = nil }
-            return held.waiter
+            return (held.waiter, held.round)
         }
         waiter?.resume()
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.stopGrace)
+            self?.finishConsumer(round: round)
+        }
     }
+
+    /// How long a stop waits for the outstanding fetch to end by itself: longer than the default
+    /// fetch expiry (1 s) and the half second the subscription gives the server after it.
+    static let stopGrace = Duration.seconds(2)
 
     /// Finishes the consumer of `round`, unless that round is over or its consumer was finished.
     private func finishConsumer(round: Int) {
