@@ -7,10 +7,11 @@ import Testing
 
 @testable import EventDrivenSwiftNATS
 
-/// A bus shut down while its bridge imports: a delivery the bus refuses is sent back at once
-/// (`-NAK` without delay) for another process, counted in `refusedByBus`, and the bridge still
-/// stops. Before, `listen()`'s delivery, refused, was never settled and the bridge's shutdown
-/// waited for it forever; `importEvents()` acknowledged an event no handler had seen.
+/// A bus shut down while its bridge imports: a delivery the bus refuses, or discards unhandled,
+/// is sent back without delay (`-NAK`) for another process, counted in `refusedByBus`, and the
+/// bridge still stops. Before, `listen()`'s delivery, refused or discarded, was never settled
+/// and the bridge's shutdown waited for it forever; `importEvents()` acknowledged an event no
+/// handler had seen.
 @Suite("X7: a bus shut down under its bridge", .serialized, .timeLimit(.minutes(2)))
 struct BusShutDownUnderBridgeTests {
     static func bridge(_ server: NATSServerProcess, bus: EventBus) throws -> NATSBridge {
@@ -69,6 +70,57 @@ struct BusShutDownUnderBridgeTests {
     func listenDeliveryRefused() async throws {
         try await refusedDeliveryGoesBack { worker in
             try worker.listen(OrderPlaced.self, mode: .group("workers")) { _, _ in }
+        }
+    }
+
+    @Test("listen(): deliveries an immediate bus shutdown discards are sent back and the bridge stops")
+    func listenDeliveriesDiscarded() async throws {
+        try await withNATSServer { server in
+            let bus = EventBus(label: "cut")
+            let worker = try Self.bridge(server, bus: bus)
+            let started = Collected<Int>()
+            let markers = Collected<EventListenerHandle>()
+            // The first handler runs until the shutdown has cancelled the bus's subscriptions
+            // (seen on one registered after the bridge's), so that the other deliveries, waiting
+            // for their turn, are discarded.
+            try worker.listen(OrderPlaced.self, mode: .group("workers")) { event, _ in
+                started.append(event.orderID)
+                guard event.orderID == 1 else { return }
+                _ = await poll(timeout: .seconds(10)) { markers.values.first?.isActive == false }
+            }
+            let marker = bus.listen(NotRegistered.self, executeOn: .synchronous) { _, _ in }
+            markers.append(marker)
+            let running = Task { try await worker.run() }
+            try await worker.waitUntilRunning()
+            let producer = try Self.bridge(server, bus: EventBus(label: "producer"))
+            let producing = Task { try await producer.run() }
+            try await producer.waitUntilRunning()
+            for id in 1...3 { try await producer.publishAndWait(OrderPlaced(orderID: id, customerID: 1, amount: 1)) }
+            #expect(await poll(timeout: .seconds(5)) { worker.statistics.received == 3 && started.values == [1] })
+
+            await bus.shutdown(immediately: true)
+            #expect(!marker.isActive && bus.statistics.discarded == 2, "\(bus.statistics)")
+            worker.shutdown()
+            let stopped = await outcome(within: .seconds(5)) { try await running.value }
+            #expect("\(stopped)" == "returned", "the worker's shutdown \(stopped); \(worker.statistics)")
+            let statistics = worker.statistics
+            #expect(statistics.handled == 1 && statistics.refusedByBus == 2, "\(statistics)")
+
+            let other = try Self.bridge(server, bus: EventBus(label: "other"))
+            let deliveries = Collected<Int>()
+            try other.listen(OrderPlaced.self, mode: .group("workers")) { event, _ in
+                deliveries.append(event.orderID)
+            }
+            let otherRunning = Task { try await other.run() }
+            try await other.waitUntilRunning()
+            #expect(
+                await poll(timeout: .seconds(5)) { deliveries.values.sorted() == [2, 3] }, "\(deliveries.values)")
+            other.shutdown()
+            producer.shutdown()
+            _ = await outcome(within: .seconds(5)) {
+                try await otherRunning.value
+                try await producing.value
+            }
         }
     }
 

@@ -158,9 +158,8 @@ public final class NATSBridge: Service, Sendable {
     /// acknowledged once the bus has drained it (every local handler finished). Errors thrown by
     /// bus listeners stay local (counted and reported by the bus); use
     /// ``listen(_:mode:handler:)`` for retries and dead letters driven by a handler. An event the
-    /// bus refuses because it was shut down is sent back at once (`-NAK` without delay) for
-    /// another process, counted in ``NATSBridgeStatistics/refusedByBus``, and the import of
-    /// `type` stops.
+    /// bus refuses because it was shut down is sent back without delay (`-NAK`) for another
+    /// process, counted in ``NATSBridgeStatistics/refusedByBus``, and the import of `type` stops.
     public func importEvents<E: Eventable & Codable>(_ type: E.Type, mode: NATSImportMode) throws {
         let bus = self.bus
         try addImporter(type, mode: mode) { batch in
@@ -183,7 +182,7 @@ public final class NATSBridge: Service, Sendable {
     /// server (`+WPI`) so that the message is not given to another process. When the handler
     /// throws, the message is sent back (`-NAK`) with the configured delay and redelivered, and on
     /// its last delivery dead-lettered, then terminated. A delivery the bus refuses because it
-    /// was shut down is sent back at once (`-NAK` without delay), counted in
+    /// was shut down, or discards unhandled, is sent back without delay (`-NAK`), counted in
     /// ``NATSBridgeStatistics/refusedByBus``, and the import stops. Each call imports on its own: two
     /// `listen`s of one type (a `.broadcast` and a `.group`, say) each see their own deliveries only.
     public func listen<E: Eventable & Codable>(

@@ -25,9 +25,10 @@ public struct NATSBridgeStatistics: Sendable, Equatable {
     public var retried = 0
     /// Deliveries terminated and copied to the dead-letter subject.
     public var deadLettered = 0
-    /// Deliveries the local bus refused because it was shut down (or shutting down): sent back
-    /// at once (`-NAK` without delay) for another process, not dead-lettered. The import of
-    /// their type stops at the first one.
+    /// Deliveries the local bus refused because it was shut down (or shutting down), or
+    /// discarded unhandled (shut down at once, or at its graceful stop's deadline): sent back
+    /// without delay (`-NAK`) for another process once the fetch outstanding has ended, not
+    /// dead-lettered. The import of their type stops at the first one.
     public var refusedByBus = 0
     /// Acks, naks or terms that could not be sent (the broker redelivers those messages).
     public var settleFailures = 0

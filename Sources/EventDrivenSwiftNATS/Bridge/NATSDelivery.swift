@@ -71,7 +71,9 @@ struct _Settlement: Sendable {
 /// The messages of one fetched batch. Each is concluded (acknowledged, sent back or
 /// dead-lettered) as soon as its own handler finished, never waiting for the others of its batch:
 /// a batch that waited for its slowest handler let queued messages outlive their ack wait. A
-/// slot finished twice is concluded once.
+/// slot finished twice is concluded once; one never finished when the batch goes (the bus
+/// discarded its delivery unhandled: shut down at once, or at its graceful stop's deadline) is
+/// concluded as refused by the bus, so that its message is sent back rather than held.
 final class _BatchSettlement: Sendable {
     let items: [_Accepted]
     private let finished: NIOLockedValueBox<[Bool]>
@@ -81,6 +83,11 @@ final class _BatchSettlement: Sendable {
         self.items = items
         self.finished = NIOLockedValueBox(Array(repeating: false, count: items.count))
         self.conclude = conclude
+    }
+
+    deinit {
+        let unfinished = finished.withLockedValue { finished in finished.indices.filter { !finished[$0] } }
+        for index in unfinished { conclude(items[index], _RefusedByBus()) }
     }
 
     /// The slot of the batch's `index`-th event.

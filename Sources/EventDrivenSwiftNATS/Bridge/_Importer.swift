@@ -38,12 +38,16 @@ final class _Importer: Sendable {
         var running: [UInt64: (delivery: any TransportDelivery, since: ContinuousClock.Instant)] = [:]
         var nextKey: UInt64 = 0
         /// The consumer open now (of round ``round``), and whether it was finished: once, by the
-        /// round's end, by a stop that its outstanding fetch outlived, or by the bus's refusal.
+        /// round's end or by a stop that its outstanding fetch outlived.
         var consumer: (any TransportConsumer)?
         var round = 0
         var consumerFinished = false
         /// Whether the bus has refused a delivery: nothing more is imported.
         var isRefused = false
+        /// Whether the round's fetch loop runs: a fetch of ours may be outstanding on the server.
+        var isFetching = false
+        /// Deliveries the bus refused while a fetch may be outstanding, sent back once it has ended.
+        var refusedWaiting: [(delivery: any TransportDelivery, done: @Sendable () -> Void)] = []
     }
 
     let entry: NATSEventRegistry.Entry
@@ -108,20 +112,25 @@ final class _Importer: Sendable {
             }
             if isFirst { ready(.success(())) }
             isFirst = false
-            let (round, isRefused) = held.withLockedValue { held in
+            let round = held.withLockedValue { held in
                 held.round += 1
                 held.consumer = consumer
                 held.consumerFinished = false
-                return (held.round, held.isRefused)
+                held.isFetching = true
+                return held.round
             }
-            // Refused since the open began: the bus is gone.
-            if isRefused { finishConsumer(round: round) }
             await withTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { await self.process(consumer) }
                 tasks.addTask { await self.keepInProgress() }
                 tasks.addTask { await self.deadLetterExhausted(consumer) }
                 await fetch(consumer)
+                let refused = held.withLockedValue { held in
+                    held.isFetching = false
+                    defer { held.refusedWaiting = [] }
+                    return held.refusedWaiting
+                }
                 finishConsumer(round: round)
+                for (delivery, done) in refused { sendBack(delivery, done: done) }
                 await tasks.next()
                 await tasks.next()
                 // The handlers still running settle what they hold before the importer ends.
@@ -315,31 +324,45 @@ final class _Importer: Sendable {
         }
     }
 
-    /// The bus refused a delivery (it was shut down): the first time, stops importing and
-    /// finishes the consumer, whose inbox is unsubscribed before the delivery is sent back, so
-    /// that the server gives it to another process rather than to this one's outstanding fetch.
+    /// The bus refused a delivery (it was shut down): the first time, stops importing (logged).
     private func busRefused() {
-        let round = held.withLockedValue { held -> Int? in
-            guard !held.isRefused else { return nil }
-            held.isRefused = true
-            return held.round
+        let isFirst = held.withLockedValue { held -> Bool in
+            defer { held.isRefused = true }
+            return !held.isRefused
         }
-        guard let round else { return }
+        guard isFirst else { return }
         logger.warning("the bus refused an imported \(entry.name) (shut down): sent back; importing it stops")
         stop()
-        finishConsumer(round: round)
+    }
+
+    /// Sends back at once (`-NAK` without delay) a delivery the bus refused, then calls `done`.
+    private func sendBack(_ delivery: any TransportDelivery, done: @Sendable () -> Void) {
+        defer { done() }
+        do {
+            try delivery.nak(delay: nil)
+        } catch {
+            counters.settleFailures.add(1, ordering: .relaxed)
+            logger.warning("cannot send back a refused \(entry.name): \(error); the broker will redeliver it")
+        }
     }
 
     /// Settles `item` by its handler's outcome, then calls `done` (after the dead letter is
-    /// stored, for one that goes there). A delivery the bus refused is sent back at once
-    /// (``busRefused()``), neither retried with a delay nor dead-lettered: it is not its fault.
+    /// stored, for one that goes there). A delivery the bus refused is sent back without delay,
+    /// neither retried later nor dead-lettered (it is not its fault), once the fetch outstanding
+    /// has ended: sent back while a fetch of ours waits on the server, it would be redelivered
+    /// to that fetch, which no longer takes anything (and nats-server 2.9, the fetch's inbox
+    /// unsubscribed first, lost the redelivery until the ack wait and delivered another message
+    /// twice).
     private func conclude(_ item: _Accepted, _ outcome: (any Error)?, done: @escaping @Sendable () -> Void) {
         do {
             if outcome is _RefusedByBus {
-                busRefused()
                 counters.refusedByBus.add(1, ordering: .relaxed)
-                defer { done() }
-                try item.delivery.nak(delay: nil)
+                busRefused()
+                let isFetching = held.withLockedValue { held -> Bool in
+                    if held.isFetching { held.refusedWaiting.append((item.delivery, done)) }
+                    return held.isFetching
+                }
+                if !isFetching { sendBack(item.delivery, done: done) }
                 return
             }
             guard let error = outcome else {
