@@ -131,7 +131,7 @@ final class _Exporter: _NATSReplySink, Sendable {
     ) {
         let entry = template.entry
         let id = messageIDs.nextNumber()
-        if gate.refuses(client) {
+        if gate.refuses() {
             return fail(.notRunning, completion)
         }
         guard template.isPublishable else {

@@ -3,9 +3,9 @@
 
 import Synchronization
 
-/// Whether a bridge takes publishes, read on every export without a lock: not before
-/// ``NATSBridge/run()`` was called (unless the transport's client was connected otherwise), and
-/// not once it has ended.
+/// Whether a bridge takes publishes, read on every export without a lock: not once
+/// ``NATSBridge/run()`` has ended. Before it is called, a publish waits for the connection
+/// within the retry window, as one dispatched while a `ServiceGroup` starts its services does.
 final class _PublishGate: Sendable {
     /// Where the bridge is.
     enum Phase: Int {
@@ -21,14 +21,8 @@ final class _PublishGate: Sendable {
 
     func set(_ phase: Phase) { self.phase.store(phase.rawValue, ordering: .releasing) }
 
-    /// Whether a publish is refused (``NATSBridgeError/notRunning``): the bridge has ended, or
-    /// was never run and `client`, when there is one, was never connected either. (A transport
-    /// of another kind is left to fail by itself before ``NATSBridge/run()``.)
-    func refuses(_ client: NATSClient?) -> Bool {
-        switch Phase(rawValue: phase.load(ordering: .acquiring)) {
-        case .open: false
-        case .closed: true
-        case .idle, nil: client?.isIdle ?? false
-        }
+    /// Whether a publish is refused (``NATSBridgeError/notRunning``): the bridge has ended.
+    func refuses() -> Bool {
+        phase.load(ordering: .acquiring) == Phase.closed.rawValue
     }
 }

@@ -48,14 +48,6 @@ public final class NATSClient: Sendable {
     /// What the server said about itself when the client last connected.
     public var serverInfo: NATSServerInfo? { state.withLockedValue { $0.serverInfo } }
 
-    /// Whether ``connect()`` has not connected the client yet (nor was it closed).
-    var isIdle: Bool {
-        state.withLockedValue { state in
-            if case .idle = state.phase { return true }
-            return false
-        }
-    }
-
     /// Whether the client has a connection now.
     public var isConnected: Bool { state.withLockedValue { $0.channel != nil } }
 
