@@ -4,7 +4,7 @@
 import EventDrivenSwift
 
 /// The event every scenario sends: a small struct, whose value is a sequence number or a send time.
-struct Tick: Eventable {
+struct Tick: Eventable, Equatable {
     let value: UInt64
 }
 
@@ -76,6 +76,7 @@ let allContenders: [any Contender] = [
     CombineContender(receiveOnQueue: true),
     AsyncStreamContender(),
     EDSContender(mode: .mainActor),
+    EDSContender(mode: .state),
 ]
 
 /// The peers that every one of our figures is compared with.

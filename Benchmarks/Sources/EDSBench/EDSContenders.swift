@@ -48,6 +48,10 @@ struct EDSContender: Contender {
         /// Subscribers of a labelled channel (`EventChannel<Tick>`, Causality's form) on the bus's
         /// listener thread: the channel's dispatch path (a lookup by the channel's identity).
         case channel = "EDS channel"
+        /// Subscribers of an `EventState<Tick>` (Causality's states) on the bus's listener
+        /// thread; the producer sets the state to each event in turn (every value differs).
+        /// Opt-in: `--contenders "EDS state"`.
+        case state = "EDS state"
         /// Listeners on the main actor. Opt-in, and only in a child process (`--child alloc` or
         /// `alloc-sporadic`), whose main thread runs the main queue (``needsMainQueue``): the
         /// main run measures on the main thread.
@@ -59,7 +63,7 @@ struct EDSContender: Contender {
     var kind: ContenderKind { .ours }
     var isSynchronous: Bool { mode == .synchronous }
     var routesByType: Bool { true }
-    var isOptIn: Bool { mode == .mainActor }
+    var isOptIn: Bool { mode == .mainActor || mode == .state }
     var needsMainQueue: Bool { mode == .mainActor }
 
     func makePipeline(receivers: Int, otherTypes: Int, handler: @escaping @Sendable (Int, Tick) -> Void) -> Pipeline {
@@ -82,6 +86,16 @@ struct EDSContender: Contender {
                 subscriptions.append(bus.subscribe(channel, on: .listenerThread) { tick in handler(index, tick) })
             }
             send = { bus.publish(channel, $0) }
+        case .state:
+            for index in 0..<otherTypes {
+                subscriptions.append(
+                    bus.subscribe(EventState<Tick>(label: "bench.other.\(index)"), on: .listenerThread) { _ in })
+            }
+            let state = EventState<Tick>(label: "bench.ticks")
+            for index in 0..<receivers {
+                subscriptions.append(bus.subscribe(state, on: .listenerThread) { tick in handler(index, tick) })
+            }
+            send = { bus.set(state, to: $0) }
         case .eventThread:
             for index in 0..<receivers {
                 let thread = EventThread(bus: bus)
