@@ -29,7 +29,7 @@ public struct ChannelSubscription: EventSubscription, Hashable {
         reference.subscription?.cancel()
     }
 
-    /// `true` until ``cancel()`` or the bus's shutdown.
+    /// `true` until ``cancel()``, the bus's shutdown, or the bus being freed.
     public var isActive: Bool { reference.subscription?.isActive ?? false }
 
     /// `true` when both are handles of the same subscription.
