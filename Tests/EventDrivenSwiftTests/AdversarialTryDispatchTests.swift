@@ -39,6 +39,26 @@ struct AdversarialTryDispatchTests {
     }
 
     @Test(
+        "R3/W1: a consumer's queue() refused while tryDispatch offers it an event reaches the error handler, not tryDispatch"
+    )
+    func tryDispatchConsumerRefusalReported() async throws {
+        let bus = EventBus(label: "p2-tryConsumer")
+        let errors = coreCollectErrors(on: bus)
+        let full = await fullReceiver(on: bus)
+        let consumer = P2Consumer([P2Outer.self]) { _, _ in P2Inner(n: 3).queue(on: bus) }  // refused: full
+        #expect(bus.register(consumer))
+        var thrown: EventDrivenError?
+        do { try bus.tryDispatch(P2Outer(n: 1)) } catch { thrown = error }
+        #expect(consumer.seen.values == ["P2Outer"])
+        #expect(thrown == nil, "tryDispatch(P2Outer) threw for the consumer's event: \(String(describing: thrown))")
+        #expect(errors.values.filter { $0.code == .mailboxFull }.count == 1, "\(errors.values)")
+        full.gate.open()
+        try await bus.waitUntilQuiet(timeout: .seconds(5))
+        #expect(bus.unregister(consumer))
+        await bus.shutdown()
+    }
+
+    @Test(
         "R3: a .taskThread listener started by tryDispatch whose own queue() is refused: the refusal reaches the error handler"
     )
     func tryDispatchTaskListenerRefusalReported() async throws {
