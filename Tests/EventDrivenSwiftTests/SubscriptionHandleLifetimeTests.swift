@@ -47,7 +47,7 @@ struct SubscriptionHandleLifetimeTests {
         await bus.shutdown()
     }
 
-    @Test("a bus freed without a shutdown ends its channel and state subscriptions, which free their handlers")
+    @Test("a bus freed without a shutdown lets go of its channel and state subscriptions' handles and handlers")
     func freedBusEndsItsSubscriptions() {
         weak var weakBus: EventBus?
         weak var weakModel: Model?

@@ -46,7 +46,8 @@ public struct ChannelSubscription: EventSubscription, Hashable {
 /// the runtime's slow path. Until the end, the subscription, its handler and this reference hold
 /// each other; a subscription ends when it is cancelled and when its bus shuts down, and a bus
 /// freed without a shutdown lets its subscriptions' references go
-/// (``_Subscription/releaseHandles()``), so none of them outlives it.
+/// (``_Subscription/releaseHandles()``), so that a subscription outlives its bus only until its
+/// deliveries already queued have run.
 final class _SubscriptionReference: Sendable {
     private let held = LockedValue<_Subscription?>(nil)
 

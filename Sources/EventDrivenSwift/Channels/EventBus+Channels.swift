@@ -29,7 +29,8 @@ extension EventBus {
 
     /// Calls `handler` with every message published on `channel` from now on, in `context`.
     ///
-    /// The subscription lasts until ``ChannelSubscription/cancel()`` or the bus's shutdown.
+    /// The subscription lasts until ``ChannelSubscription/cancel()``, the bus's shutdown, or the
+    /// bus being freed.
     @discardableResult
     @_disfavoredOverload  // without `on:`, a call means the form that keeps the closure's isolation
     @inlinable

@@ -56,7 +56,8 @@ public struct EventListenerInterest: Sendable, CaseIterable {
     /// expired. A zero `age` means no limit; a negative one is misuse, as a negative `maximumAge`
     /// is: the listener is not registered and the registration reports
     /// ``EventDrivenError/Code/negativeMaximumAge``. Ages are kept in whole nanoseconds: one
-    /// shorter than a nanosecond (either way) counts as one nanosecond, never as zero.
+    /// shorter than a nanosecond counts as one nanosecond with its sign, never as zero (so a
+    /// negative one is misuse).
     public static func youngerThan(_ age: Duration) -> EventListenerInterest {
         EventListenerInterest(kind: .youngerThan(age._clampedNanoseconds))
     }

@@ -120,10 +120,10 @@ public final class NATSBridge: Service, Sendable {
     /// Publishes `event` without dispatching it locally (export instead of local dispatch).
     /// Returns at once; the acknowledgement is awaited in the background, counted, and a publish
     /// that fails every attempt is reported to the error handler. One that can never succeed
-    /// fails at once, counted and reported the same way: on a bridge whose ``run()`` was not
-    /// called (``NATSBridgeError/notRunning``, unless its client was connected otherwise) or
-    /// has ended (``NATSBridgeError/notRunning``), or larger than the server's `max_payload`
-    /// (``NATSBridgeError/publishFailed(messageID:event:reason:)``).
+    /// fails at once, counted and reported the same way: on a bridge whose ``run()`` has ended
+    /// (``NATSBridgeError/notRunning``), or larger than the server's `max_payload`
+    /// (``NATSBridgeError/publishFailed(messageID:event:reason:)``). One made before ``run()`` is
+    /// called waits for the connection within the retry window.
     /// - Throws: ``NATSBridgeError/unregisteredEventType(_:)``.
     public func publish<E: Eventable & Codable>(_ event: E) throws {
         exporter.export(event, entry: try events.entry(for: E.self))
@@ -132,8 +132,8 @@ public final class NATSBridge: Service, Sendable {
     /// Publishes `event` without dispatching it locally and returns once the broker stored it.
     /// - Throws: ``NATSBridgeError/publishFailed(messageID:event:reason:)`` after every attempt,
     ///   or at once for an event larger than the server's `max_payload`;
-    ///   ``NATSBridgeError/notRunning`` at once on a bridge whose ``run()`` was not called (unless
-    ///   its client was connected otherwise) or has ended.
+    ///   ``NATSBridgeError/notRunning`` at once on a bridge whose ``run()`` has ended (before
+    ///   ``run()`` is called, the publish waits for the connection within the retry window).
     public func publishAndWait<E: Eventable & Codable>(_ event: E) async throws {
         let entry = try events.entry(for: E.self)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

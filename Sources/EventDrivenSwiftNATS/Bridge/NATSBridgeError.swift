@@ -16,7 +16,7 @@ public enum NATSBridgeError: Error, Sendable, Equatable, CustomStringConvertible
     /// A message was dead-lettered: undecodable, of an unknown event, or out of attempts.
     case deadLettered(messageID: String, event: String, reason: String)
     /// The bridge is not running (not started yet, or stopped): thrown by a second ``NATSBridge/run()``,
-    /// and by a publish on a bridge whose ``NATSBridge/run()`` was not called or has ended.
+    /// and by a publish on a bridge whose ``NATSBridge/run()`` has ended.
     case notRunning
     /// A configuration value the bridge cannot work with (see
     /// ``NATSBridgeConfiguration/validate()``), named with the reason: thrown at once, before

@@ -25,8 +25,9 @@ public struct NATSBridgeStatistics: Sendable, Equatable {
     public var retried = 0
     /// Deliveries terminated and copied to the dead-letter subject.
     public var deadLettered = 0
-    /// Deliveries the local bus refused because it was shut down (or shutting down), or
-    /// discarded unhandled (shut down at once, or at its graceful stop's deadline): sent back
+    /// Deliveries the local bus refused because it was shut down (or shutting down), and
+    /// deliveries of ``NATSBridge/listen(_:mode:handler:)`` it discarded unhandled (shut down at
+    /// once, or at its graceful stop's deadline): sent back
     /// without delay (`-NAK`) for another process once the fetch outstanding has ended, not
     /// dead-lettered. The import of their type stops at the first one.
     public var refusedByBus = 0
