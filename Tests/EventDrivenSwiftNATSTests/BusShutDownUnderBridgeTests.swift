@@ -22,6 +22,28 @@ struct BusShutDownUnderBridgeTests {
             bus: bus, events: try registry(), server: server.url, configuration: configuration, logger: quietLogger)
     }
 
+    /// Starts a second worker of the group on a bus that runs and expects it to get the orders
+    /// `expected` (in any order) within 5 s, long before the ack wait (30 s) would have given
+    /// them back; then stops it and the producer.
+    static func expectAnotherWorkerGets(
+        _ expected: [Int], _ server: NATSServerProcess, producer: NATSBridge, producing: Task<Void, any Error>
+    ) async throws {
+        let other = try bridge(server, bus: EventBus(label: "other"))
+        let deliveries = Collected<Int>()
+        try other.listen(OrderPlaced.self, mode: .group("workers")) { event, _ in
+            deliveries.append(event.orderID)
+        }
+        let otherRunning = Task { try await other.run() }
+        try await other.waitUntilRunning()
+        #expect(await poll(timeout: .seconds(5)) { deliveries.values.sorted() == expected }, "\(deliveries.values)")
+        other.shutdown()
+        producer.shutdown()
+        _ = await outcome(within: .seconds(5)) {
+            try await otherRunning.value
+            try await producing.value
+        }
+    }
+
     /// A worker whose bus is shut down after it started imports with `register`; one event is
     /// published. The worker must stop, having sent the event back, and a second worker of the
     /// group, on a bus that runs, must get it at once.
@@ -49,20 +71,7 @@ struct BusShutDownUnderBridgeTests {
             // Sent back without delay: another worker of the group gets it at once, long before
             // the ack wait (30 s) would have given it back. (nats-server 2.9 may count the
             // redelivery as the first: the count is not checked.)
-            let other = try Self.bridge(server, bus: EventBus(label: "other"))
-            let deliveries = Collected<Int>()
-            try other.listen(OrderPlaced.self, mode: .group("workers")) { event, _ in
-                deliveries.append(event.orderID)
-            }
-            let otherRunning = Task { try await other.run() }
-            try await other.waitUntilRunning()
-            #expect(await poll(timeout: .seconds(5)) { deliveries.values == [7] }, "\(deliveries.values)")
-            other.shutdown()
-            producer.shutdown()
-            _ = await outcome(within: .seconds(5)) {
-                try await otherRunning.value
-                try await producing.value
-            }
+            try await Self.expectAnotherWorkerGets([7], server, producer: producer, producing: producing)
         }
     }
 
@@ -106,21 +115,7 @@ struct BusShutDownUnderBridgeTests {
             let statistics = worker.statistics
             #expect(statistics.handled == 1 && statistics.refusedByBus == 2, "\(statistics)")
 
-            let other = try Self.bridge(server, bus: EventBus(label: "other"))
-            let deliveries = Collected<Int>()
-            try other.listen(OrderPlaced.self, mode: .group("workers")) { event, _ in
-                deliveries.append(event.orderID)
-            }
-            let otherRunning = Task { try await other.run() }
-            try await other.waitUntilRunning()
-            #expect(
-                await poll(timeout: .seconds(5)) { deliveries.values.sorted() == [2, 3] }, "\(deliveries.values)")
-            other.shutdown()
-            producer.shutdown()
-            _ = await outcome(within: .seconds(5)) {
-                try await otherRunning.value
-                try await producing.value
-            }
+            try await Self.expectAnotherWorkerGets([2, 3], server, producer: producer, producing: producing)
         }
     }
 
