@@ -38,8 +38,9 @@ extension EventBus {
         // The sink takes the changes in order from the state's outbox, so the stream sees every
         // change, and never one value twice in a row; ending the subscription ends the stream.
         let sink = _StreamSink(bus: self, continuation: continuation)
-        let subscription = subscribeState(state, target: sink, registrar: sink) { (_: _StateChange<Value>, _) in
-        }
+        let subscription = subscribeState(
+            state.identity, _StateChange<Value>.self, target: sink, registrar: sink,
+            handlers: _ErasedHandler(handler: { _, _ in }))
         continuation.onTermination = { [weak subscription] _ in subscription?.cancel() }
         return EventStream(base: stream) { envelope in
             // Only this state's changes reach the stream, so this cast always succeeds.

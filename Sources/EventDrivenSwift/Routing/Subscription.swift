@@ -25,9 +25,10 @@ enum _Interest: Sendable {
     case latestOnly(_LatestTracker)
     case youngerThan(nanoseconds: UInt64)
     case custom(_EventFilter)
-    /// A state's subscriber: the filter admits a value newer than every value it was handed; an
-    /// older one was overtaken, and is counted as superseded.
-    case newerThanHanded(_EventFilter)
+    /// A state's subscriber: the gate admits a value newer than every value it was handed (its
+    /// version is the envelope's sequence number); an older one was overtaken, and is counted as
+    /// superseded.
+    case newerThanHanded(_StateGate)
 }
 
 /// A user filter, run on the subscription's own serial context.
@@ -271,8 +272,8 @@ final class _Subscription: @unchecked Sendable {
             return isNewest(tracker.current) ? nil : .superseded
         case .youngerThan(let maximumAge):
             return maximumAge > 0 && metadata().age > maximumAge ? .expired : nil
-        case .newerThanHanded(let newer):
-            return accepts(newer) ? nil : .superseded
+        case .newerThanHanded(let gate):
+            return gate.admit(envelope().sequence) ? nil : .superseded
         case .custom(let filter):
             if accepts(filter) { return nil }
             if let observation, observation.isActive { observation.settled(.filtered, envelope(), receiver: receiver) }

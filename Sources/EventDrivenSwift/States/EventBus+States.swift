@@ -22,89 +22,90 @@ extension EventBus {
     /// - Returns: `true` if the value changed; `false` if it was equal, or the bus is shut down
     ///   (reported as ``EventDrivenError/Code/busShutDown``).
     @discardableResult
+    @inlinable
     public func set<Value>(_ state: EventState<Value>, to value: Value) -> Bool {
+        // Boxed and compared here, in the caller's module, which knows the value's type; the
+        // rest is not generic (``_set(_:to:isCurrent:)``).
+        _set(state.name, to: _StateChange(value: value)) { current in
+            _project(current, as: _StateChange<Value>.self).value == value
+        }
+    }
+
+    /// ``set(_:to:)`` once the caller's module has boxed the change: `change` is a
+    /// `_StateChange<Value>`, and `isCurrent` tells whether a current change (of the same type)
+    /// holds an equal value. `isCurrent` is the value's `==`, user code: it runs outside the
+    /// lock, against a version that the change then requires to be still current. A cell retired
+    /// meanwhile (see ``_StateStore``) sends the setter back to the store for the current one.
+    @usableFromInline
+    func _set(_ state: _ChannelName, to change: any Eventable, isCurrent: (any Eventable) -> Bool) -> Bool {
         dispatches.enter()
         defer { dispatches.leave() }
+        let metadata = stateMetadata
         // As for events: while a graceful stop lets them through, a handler's changes are follow-ups.
-        guard lifecycle.isAccepting || admitsWhileStopping(_StateChange(value: value, version: 0)) else {
+        guard lifecycle.isAccepting || admitsWhileStopping(change) else {
             counters.rejected.add(1, ordering: .relaxed)
-            counters.observation.rejected(_StateChange(value: value, version: 0), metadata: stateMetadata, site: nil)
-            report(.busShutDown(bus: label, eventType: state.description))
+            counters.observation.rejected(change, metadata: metadata, site: nil)
+            report(
+                .busShutDown(
+                    bus: label, eventType: state.describe(as: "EventState<\(_StateChange<Int>.valueType(of: change))>"))
+            )
             return false
         }
         // The dispatch's record (its number, its service context) is made once the value is
         // known to change, outside the lock: interceptors are user code.
         var record: _DispatchAnnotation?? = nil
-        // The value's `==` is user code: it runs outside the lock, against a version that the
-        // change then requires to be still current. A cell retired meanwhile (see
-        // ``_StateStore``) sends the setter back to the store for the current one.
         while true {
-            let cell = stores.states.cell(for: state)
-            let (current, version, retired) = cell.withLock { ($0.value, $0.version, $0.isRetired) }
+            let cell = stores.states.cell(for: state.identity)
+            let (current, version, retired) = cell.withLock { ($0.current?.event, $0.version, $0.isRetired) }
             if retired { continue }
-            if current == value { return false }
-            let annotation =
-                record
-                ?? counters.observation.annotationIfObserved(
-                    for: _StateChange(value: value, version: version + 1), stateMetadata)
+            if let current, isCurrent(current) { return false }
+            let annotation = record ?? counters.observation.annotationIfObserved(for: change, metadata)
             record = annotation
+            let envelope = _EventEnvelope(
+                event: change, metadata: metadata, sequence: version + 1, annotation: annotation)
             guard
-                let change = cell.withLock({ slot in
-                    commit(value, annotation: annotation, ifAt: version, to: &slot, of: state)
-                })
+                let (replaced, route, publishes) = cell.withLock({ commit(envelope, ifAt: version, to: &$0, of: state) }
+                )
             else {
                 continue
             }
+            // Freed outside the lock: the values' `deinit` is user code.
             _ = consume current
-            if change.publishes { cell.publish() }
-            for subscription in change.onSender {
-                subscription.send(change.envelope)
+            _ = consume replaced
+            if publishes { cell.publish(_StatePublication(envelope: envelope, route: route, newSubscriber: nil)) }
+            // Subscribers that run on the setter's thread (synchronous): each setter serves its own.
+            for subscription in route?.subscriptions ?? [] where subscription.target.runsOnSender {
+                subscription.send(envelope)
             }
             return true
         }
     }
 
-    /// What one committed change leaves to do outside the lock; its replaced value and its route
-    /// are freed there too.
-    private struct _CommittedChange<Value> {
-        let replaced: Value?
-        let replacedAnnotation: _DispatchAnnotation?
-        let route: _Route?
-        let envelope: _EventEnvelope
-        /// Subscribers that run on the setter's thread (synchronous): each setter serves its own.
-        let onSender: [_Subscription]
-        /// The setter must publish the outbox (see ``_StateCell``).
-        let publishes: Bool
-    }
-
-    /// Makes `value` current if the state is still at `version`; `nil` if another change came first.
-    private func commit<Value>(
-        _ value: Value, annotation: _DispatchAnnotation?, ifAt version: UInt64,
-        to slot: inout _StateCell<Value>.Slot, of state: EventState<Value>
-    ) -> _CommittedChange<Value>? {
+    /// Makes `envelope`'s change current if the state is still at `version`, and returns the
+    /// change it replaced, the state's subscribers, and whether the caller must publish the
+    /// change to those of them that take changes in order (see ``_StateCell``); `nil` if another
+    /// change came first.
+    private func commit(
+        _ envelope: _EventEnvelope, ifAt version: UInt64, to slot: inout _StateCell.Slot, of state: _ChannelName
+    ) -> (replaced: _EventEnvelope?, route: _Route?, publishes: Bool)? {
         guard slot.version == version, !slot.isRetired else { return nil }
-        let replaced = slot.value
-        let replacedAnnotation = slot.annotation
-        slot.value = value
-        slot.annotation = annotation
+        let replaced = slot.current
+        slot.current = envelope
         slot.version += 1
         let route = registry.withLock { $0.channels[state.identity] }
-        let envelope = stateEnvelope(value, version: slot.version, annotation: annotation)
-        var onSender: [_Subscription] = []
-        var inOrder: [_Subscription] = []
-        for subscription in route?.subscriptions ?? [] {
-            if subscription.target.runsOnSender { onSender.append(subscription) } else { inOrder.append(subscription) }
-        }
-        let publishes = !inOrder.isEmpty && slot.post(_StatePublication(envelope: envelope, subscriptions: inOrder))
-        return _CommittedChange(
-            replaced: replaced, replacedAnnotation: replacedAnnotation, route: route, envelope: envelope,
-            onSender: onSender, publishes: publishes)
+        let inOrder = route?.subscriptions.contains { !$0.target.runsOnSender } ?? false
+        if !inOrder { return (replaced, route, false) }
+        // Queued behind the changes not yet handed over, if someone is publishing them.
+        let publication = _StatePublication(envelope: envelope, route: route, newSubscriber: nil)
+        return (replaced, route, slot.post(publication))
     }
 
     /// The current value of `state` on this bus, or `nil` if it was never set; it does not
     /// subscribe.
     public func value<Value>(of state: EventState<Value>) -> Value? {
-        stores.states.existingCell(for: state)?.withLock { $0.value }
+        let current = stores.states.existingCell(for: state.identity)?.withLock { $0.current?.event }
+        // A state's cell only ever holds changes of its value type (the identity includes it).
+        return current.map { _project($0, as: _StateChange<Value>.self).value }
     }
 
     /// Forgets the current value of `state` without notifying anyone: new subscribers get no
@@ -113,7 +114,7 @@ extension EventBus {
     /// A state that has neither a value nor a subscriber takes no memory on the bus: its key is
     /// released.
     public func removeValue<Value>(of state: EventState<Value>) {
-        guard let cell = stores.states.existingCell(for: state) else { return }
+        guard let cell = stores.states.existingCell(for: state.identity) else { return }
         // The value is freed outside the lock: its `deinit` is user code.
         let (removed, retired) = cell.takeValue(on: self, state.identity)
         _ = consume removed
@@ -129,64 +130,86 @@ extension EventBus {
     /// ``DeliveryContext/synchronous`` it is delivered before `subscribe` returns.
     @discardableResult
     @_disfavoredOverload  // without `on:`, a call means the form that keeps the closure's isolation
+    @inlinable
     public func subscribe<Value>(
         _ state: EventState<Value>, on context: DeliveryContext = .requesterThread,
         isolation: (any Actor)? = #isolation,
         _ handler: @escaping @Sendable (Value) -> Void
     ) -> ChannelSubscription {
-        subscribe(state, on: context, isolation: isolation) { (_: ChannelSubscription, value: Value) in handler(value) }
+        _subscribe(state.name, _StateChange<Value>.self, on: context, isolation: isolation) { _, change in
+            handler(_project(change, as: _StateChange<Value>.self).value)
+        }
     }
 
     /// Calls `handler` in `context` with its own subscription and the current value of `state`,
     /// if it has one, then with every change; the handler can end the subscription, for example
     /// after the first value.
     @discardableResult
+    @inlinable
     public func subscribe<Value>(
         _ state: EventState<Value>, on context: DeliveryContext = .requesterThread,
         isolation: (any Actor)? = #isolation,
         _ handler: @escaping @Sendable (ChannelSubscription, Value) -> Void
     ) -> ChannelSubscription {
+        _subscribe(state.name, _StateChange<Value>.self, on: context, isolation: isolation) { handle, change in
+            handler(handle, _project(change, as: _StateChange<Value>.self).value)
+        }
+    }
+
+    /// ``subscribe(_:on:isolation:_:)`` with the handler built, in the caller's module, for the
+    /// state's value type (``_project(_:as:)``), as a channel subscriber's is.
+    @usableFromInline
+    func _subscribe(
+        _ state: _ChannelName, _ changeType: any Eventable.Type, on context: DeliveryContext, isolation: (any Actor)?,
+        _ handler: @escaping @Sendable (ChannelSubscription, any Eventable) -> Void
+    ) -> ChannelSubscription {
         let reference = _SubscriptionReference()
         // The reference holds the subscription until it ends (``_SubscriptionReference``).
         _ = subscribeState(
-            state, target: target(for: context, isolation: isolation), registrar: self,
+            state.identity, changeType, target: target(for: context, isolation: isolation), registrar: self,
             prepare: { reference.attach($0) },
-            { change, _ in handler(ChannelSubscription(reference), change.value) })
+            handlers: _ErasedHandler(handler: { change, _ in handler(ChannelSubscription(reference), change) }))
         return ChannelSubscription(reference)
     }
 
-    /// Registers `handler` for `state`'s changes on `target` and sends it the current value, if
-    /// any, ahead of every later change; the handler never sees an older value after a newer one.
-    /// `prepare` sees the subscription before it is registered, since a synchronous replay runs
-    /// before this returns.
-    func subscribeState<Value>(
-        _ state: EventState<Value>, target: any _DeliveryTarget, registrar: any _SubscriptionRegistrar,
-        prepare: (_Subscription) -> Void = { _ in },
-        _ handler: @escaping @Sendable (_StateChange<Value>, EventMetadata) -> Void
+    /// Registers `handlers` for the changes (of type `changeType`, a `_StateChange`) of the
+    /// state `identity` on `target` and sends them
+    /// the current value, if any, ahead of every later change; the handler never sees an older
+    /// value after a newer one. `prepare` sees the subscription before it is registered, since a
+    /// synchronous replay runs before this returns.
+    func subscribeState(
+        _ identity: _ChannelKey, _ changeType: any Eventable.Type, target: any _DeliveryTarget,
+        registrar: any _SubscriptionRegistrar, prepare: (_Subscription) -> Void = { _ in }, handlers: _ErasedHandler
     ) -> _Subscription {
-        let gate = _StateGate()
         let subscription = _Subscription(
-            _StateChange<Value>.self, owner: nil, target: target,
-            interest: .newerThanHanded(
-                _EventFilter { change, _ in gate.admit((change as! _StateChange<Value>).version) }),
-            channel: state.identity, registrar: registrar, handler: handler)
+            changeType, owner: nil, target: target, interest: .newerThanHanded(_StateGate()),
+            channel: identity, registrar: registrar, handlers: handlers)
         prepare(subscription)
         // Registering and queueing the current value under the state's lock puts the value
-        // ahead of every later change in the outbox, and so in a serial subscriber's mailbox.
+        // ahead of every later change, and so in a serial subscriber's mailbox.
         while true {
-            let cell = stores.states.cell(for: state)
+            let cell = stores.states.cell(for: identity)
             let registered = cell.withLock { slot -> (replay: _EventEnvelope?, publishes: Bool)? in
                 if slot.isRetired { return nil }
                 register(subscription)
-                guard let value = slot.value else { return (nil, false) }
-                let envelope = stateEnvelope(value, version: slot.version, annotation: slot.annotation)
+                guard let current = slot.current else { return (nil, false) }
+                // The current value, stamped now, with the record of the change that made it.
+                let envelope = _EventEnvelope(
+                    event: current.event, metadata: stateMetadata, sequence: slot.version,
+                    annotation: current.annotation)
                 if subscription.target.runsOnSender { return (envelope, false) }
-                return (nil, slot.post(_StatePublication(envelope: envelope, subscriptions: [subscription])))
+                let publication = _StatePublication(envelope: envelope, route: nil, newSubscriber: subscription)
+                return slot.post(publication) ? (envelope, true) : (nil, false)
             }
             // Retired between the store and its lock: ask the store again.
             guard let (replay, publishes) = registered else { continue }
-            if publishes { cell.publish() }
-            if let replay { subscription.send(replay) }
+            if let replay {
+                if publishes {
+                    cell.publish(_StatePublication(envelope: replay, route: nil, newSubscriber: subscription))
+                } else {
+                    subscription.send(replay)
+                }
+            }
             return subscription
         }
     }
@@ -209,14 +232,5 @@ extension EventBus {
     /// How a state's change is dispatched: queued, at normal priority, now.
     private var stateMetadata: EventMetadata {
         EventMetadata(priority: .normal, method: .queue, dispatchTime: ._eventNow, scheduledTime: nil)
-    }
-
-    /// The envelope of one value of a state, with the record of the change that made it.
-    private func stateEnvelope<Value: Equatable & Sendable>(
-        _ value: Value, version: UInt64, annotation: _DispatchAnnotation?
-    ) -> _EventEnvelope {
-        _EventEnvelope(
-            event: _StateChange(value: value, version: version), metadata: stateMetadata, sequence: 0,
-            annotation: annotation)
     }
 }

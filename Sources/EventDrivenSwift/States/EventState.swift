@@ -23,7 +23,7 @@ public struct EventState<Value: Equatable & Sendable>: Hashable, Sendable, Custo
     public var label: String { name.label }
     /// The state's key, or `nil` for a state that has none.
     public var key: (any Hashable & Sendable)? { name.key }
-    let name: _ChannelName
+    @usableFromInline let name: _ChannelName
     var identity: _ChannelKey { name.identity }
 
     /// A state named `label`.

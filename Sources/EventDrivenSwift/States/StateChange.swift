@@ -3,19 +3,37 @@
 
 import Synchronization
 
-/// A state's value on its way to one subscriber, numbered so the subscriber can tell old
-/// from new.
-struct _StateChange<Value: Equatable & Sendable>: Eventable {
-    let value: Value
-    /// The value's place among the values of its state; 1 for the first.
-    let version: UInt64
+/// The event that carries one value of a state to its subscribers. Its version (the value's
+/// place among the values of its state, 1 for the first) travels as the envelope's sequence
+/// number (``_EventEnvelope/sequence``), which the state's cell sets under its lock; the
+/// envelope keeps its low 48 bits, so a subscriber's gate (``_StateGate``) orders the changes of
+/// one state exactly while it has had fewer than 2⁴⁸ of them.
+///
+/// Visible to inlinable code, so that the setter's module boxes its own value type.
+@usableFromInline
+struct _StateChange<Value: Equatable & Sendable>: Eventable, _StateChangeType {
+    @usableFromInline let value: Value
+
+    @inlinable
+    init(value: Value) { self.value = value }
+
+    static var valueType: Any.Type { Value.self }
 }
 
-/// The newest version one subscriber has been handed.
-///
-/// Mailbox subscribers receive versions in order anyway; the gate keeps subscribers that run
-/// on the sender's thread or in tasks from seeing a value twice or an older value after a
-/// newer one.
+/// A `_StateChange` of any value type, for what names the value's type (errors).
+protocol _StateChangeType {
+    static var valueType: Any.Type { get }
+}
+
+extension _StateChange {
+    /// The value type of `change` (a `_StateChange`), for errors.
+    static func valueType(of change: any Eventable) -> String {
+        (type(of: change) as? any _StateChangeType.Type).map { String(describing: $0.valueType) }
+            ?? String(describing: type(of: change))
+    }
+}
+
+/// What a state subscriber has been handed: it refuses a change older than one it got.
 final class _StateGate: Sendable {
     private let newest = Atomic<UInt64>(0)
 

@@ -10,31 +10,30 @@ import Synchronization
 /// more (one state per player id) do not pile up; a later `set` or `subscribe` makes a new cell.
 /// Versions start again in the new cell, which is safe: a retired cell had no subscriber whose
 /// gate remembers a version.
+///
+/// Nothing here is generic: a cell keeps its value as the envelope of the change that made it
+/// (its event a `_StateChange<Value>`), so that a change runs no generic code of the library
+/// but what the caller's module specialized (``EventBus/set(_:to:)``).
 final class _StateStore: Sendable {
-    private let cells = LockedValue<[_ChannelKey: any _StateCellProtocol]>([:])
+    private let cells = LockedValue<[_ChannelKey: _StateCell]>([:])
 
-    /// The cell of `state`, created on first use or when the one found was retired.
+    /// The cell of the state `identity`, created on first use or when the one found was retired.
     ///
     /// A caller that then finds the cell retired under its lock asks again.
-    func cell<Value>(for state: EventState<Value>) -> _StateCell<Value> {
-        let (cell, retired) = cells.withLock { cells -> (_StateCell<Value>, (any _StateCellProtocol)?) in
-            if let cell = cells[state.identity], !cell.isRetired {
-                // The identity includes `Value`, so a cell found under it always has this type.
-                return (cell as! _StateCell<Value>, nil)
-            }
-            let cell = _StateCell<Value>()
-            return (cell, cells.updateValue(cell, forKey: state.identity))
+    func cell(for identity: _ChannelKey) -> _StateCell {
+        let (cell, retired) = cells.withLock { cells -> (_StateCell, _StateCell?) in
+            if let cell = cells[identity], !cell.isRetired { return (cell, nil) }
+            let cell = _StateCell()
+            return (cell, cells.updateValue(cell, forKey: identity))
         }
         // A retired cell holds no value; it is released here anyway, outside the lock.
         _ = consume retired
         return cell
     }
 
-    /// The cell of `state` if it is in use (it has a value or a subscriber).
-    func existingCell<Value>(for state: EventState<Value>) -> _StateCell<Value>? {
-        cells.withLock { cells in
-            cells[state.identity].map { $0 as! _StateCell<Value> }
-        }
+    /// The cell of the state `identity` if it is in use (it has a value or a subscriber).
+    func existingCell(for identity: _ChannelKey) -> _StateCell? {
+        cells.withLock { $0[identity] }
     }
 
     /// Forgets the cell of the state `identity` if it has no value and `bus` no subscriber of it.
@@ -47,10 +46,10 @@ final class _StateStore: Sendable {
     }
 
     /// Removes `cell`, which its owner retired under its lock, unless a new cell replaced it.
-    func forget(_ cell: any _StateCellProtocol, _ identity: _ChannelKey) {
+    func forget(_ cell: _StateCell, _ identity: _ChannelKey) {
         // The entry leaves the dictionary whole and is released after the lock: its key is the
         // user's, whose `deinit` may be user code.
-        let removed = cells.withLock { cells -> (key: _ChannelKey, value: any _StateCellProtocol)? in
+        let removed = cells.withLock { cells -> (key: _ChannelKey, value: _StateCell)? in
             guard let index = cells.index(forKey: identity), cells[index].value === cell else { return nil }
             return cells.remove(at: index)
         }
@@ -58,33 +57,25 @@ final class _StateStore: Sendable {
     }
 }
 
-/// A state cell of any value type, for the store.
-protocol _StateCellProtocol: AnyObject, Sendable {
-    /// `true` once the cell was forgotten: nothing may change it any more.
-    var isRetired: Bool { get }
-    /// Retires the cell if it has no value and `bus` no subscriber of `identity`; `true` if it did.
-    func retireIfUnused(on bus: EventBus, _ identity: _ChannelKey) -> Bool
-}
-
 /// One state's current value and version, behind the lock that orders its changes and its
 /// new subscribers.
 ///
 /// The lock is never held while a subscriber's mailbox takes a change (a bounded one may make
 /// the producer wait) nor while user code runs (a value's `==` or `deinit`): changes for
-/// subscribers that do not run on the setter's thread are queued in order under the lock, in
-/// the cell's outbox, and handed over outside it by one publisher at a time, whichever setter
-/// found no one publishing.
-final class _StateCell<Value: Equatable & Sendable>: _StateCellProtocol {
+/// subscribers that do not run on the setter's thread are handed over in order, by one
+/// publisher at a time, whichever setter found no one publishing; changes made meanwhile wait
+/// in the cell's outbox.
+final class _StateCell: Sendable {
     struct Slot {
-        var value: Value?
-        /// The record of the change that made ``value`` (its dispatch number and service
-        /// context), which a new subscriber's first value carries too.
-        var annotation: _DispatchAnnotation?
+        /// The change that made the current value (its event a `_StateChange<Value>`, its
+        /// sequence number the version, its annotation the record of the change, which a new
+        /// subscriber's first value carries too); `nil` while the state has no value.
+        var current: _EventEnvelope?
         /// How many times the value changed; 0 before the first `set`.
         var version: UInt64 = 0
-        /// Changes and first values not yet handed to their subscribers, oldest first.
+        /// Changes and first values waiting for the publisher, oldest first.
         var outbox: [_StatePublication] = []
-        /// `true` while a setter hands the outbox over; the others only add to it.
+        /// `true` while a setter hands changes over; the others only add to the outbox.
         var isPublishing = false
         /// `true` once the store forgot the cell (see ``_StateStore``): a setter or subscriber
         /// that finds it so goes back to the store for the current cell.
@@ -93,17 +84,20 @@ final class _StateCell<Value: Equatable & Sendable>: _StateCellProtocol {
         /// Retires the slot if it has no value and `bus` no subscriber of `identity`.
         mutating func retireIfUnused(on bus: EventBus, _ identity: _ChannelKey) -> Bool {
             // Subscribers register under the cell's lock, held here, so none can come meanwhile.
-            guard !isRetired, value == nil, bus.registry.withLock({ $0.channels[identity] == nil }) else {
+            guard !isRetired, current == nil, bus.registry.withLock({ $0.channels[identity] == nil }) else {
                 return false
             }
             isRetired = true
             return true
         }
 
-        /// Queues `publication`; `true` when the caller must publish (no one else is).
+        /// Hands `publication` to the caller to publish when no one is publishing (`true`), or
+        /// queues it for the one who is (`false`).
         mutating func post(_ publication: _StatePublication) -> Bool {
-            outbox.append(publication)
-            if isPublishing { return false }
+            if isPublishing {
+                outbox.append(publication)
+                return false
+            }
             isPublishing = true
             return true
         }
@@ -129,39 +123,46 @@ final class _StateCell<Value: Equatable & Sendable>: _StateCellProtocol {
 
     /// Takes the value out, and retires the cell if `bus` has no subscriber of `identity`;
     /// the caller frees the value outside the lock and, if retired, has the store forget the cell.
-    func takeValue(
-        on bus: EventBus, _ identity: _ChannelKey
-    ) -> (removed: (Value, _DispatchAnnotation?)?, retired: Bool) {
+    func takeValue(on bus: EventBus, _ identity: _ChannelKey) -> (removed: _EventEnvelope?, retired: Bool) {
         slot.withLock { slot in
-            let annotation = slot.annotation.take()
-            let removed = slot.value.take().map { ($0, annotation) }
+            let removed = slot.current.take()
             guard slot.retireIfUnused(on: bus, identity) else { return (removed, false) }
             retired.store(true, ordering: .releasing)
             return (removed, true)
         }
     }
 
-    /// Hands every queued publication over in order, outside the lock, until the outbox is
-    /// empty; called by the setter that ``Slot/post(_:)`` told to publish.
-    func publish() {
+    /// Hands `first` over, then every publication queued meanwhile, in order, outside the lock,
+    /// until the outbox is empty; called by the setter that ``Slot/post(_:)`` told to publish.
+    func publish(_ first: _StatePublication) {
+        first.send()
         while true {
             let batch: [_StatePublication] = slot.withLock { slot in
-                if slot.outbox.isEmpty { slot.isPublishing = false }
+                if slot.outbox.isEmpty {
+                    slot.isPublishing = false
+                    return []
+                }
                 defer { slot.outbox = [] }
                 return slot.outbox
             }
             if batch.isEmpty { return }
-            for publication in batch {
-                for subscription in publication.subscriptions {
-                    subscription.send(publication.envelope)
-                }
-            }
+            for publication in batch { publication.send() }
         }
     }
 }
 
-/// One change (or first value) of a state for the subscribers that take it in order.
+/// One change (or first value) of a state for the subscribers that take it in order: those of
+/// `route` that do not run on the setter's thread, or the one new subscriber its first value is for.
 struct _StatePublication: Sendable {
     let envelope: _EventEnvelope
-    let subscriptions: [_Subscription]
+    let route: _Route?
+    let newSubscriber: _Subscription?
+
+    /// Hands ``envelope`` to its subscribers, in registration order.
+    func send() {
+        if let newSubscriber { return newSubscriber.send(envelope) }
+        for subscription in route?.subscriptions ?? [] where !subscription.target.runsOnSender {
+            subscription.send(envelope)
+        }
+    }
 }
