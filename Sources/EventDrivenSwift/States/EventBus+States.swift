@@ -92,7 +92,12 @@ extension EventBus {
         let replaced = slot.current
         slot.current = envelope
         slot.version += 1
-        let route = registry.withLock { $0.channels[state.identity] }
+        // Without the registry's lock when the state value is the one (or a copy of the one) its
+        // first subscriber used, as for a channel's publish; a subscriber registers under this
+        // cell's lock, held here, and its route is published before that lock is released.
+        let route =
+            channelRoutes.routes[ObjectIdentifier(state.identity.storage)]
+            ?? registry.withLock { $0.channels[state.identity] }
         let inOrder = route?.subscriptions.contains { !$0.target.runsOnSender } ?? false
         if !inOrder { return (replaced, route, false) }
         // Queued behind the changes not yet handed over, if someone is publishing them.
