@@ -63,31 +63,39 @@ extension EventBus {
             record = annotation
             let envelope = _EventEnvelope(
                 event: change, metadata: metadata, sequence: version + 1, annotation: annotation)
-            guard
-                let (replaced, route, publishes) = cell.withLock({ commit(envelope, ifAt: version, to: &$0, of: state) }
-                )
-            else {
+            guard let committed = cell.withLock({ commit(envelope, ifAt: version, to: &$0, of: state) }) else {
                 continue
             }
             // Freed outside the lock: the values' `deinit` is user code.
             _ = consume current
-            _ = consume replaced
-            if publishes { cell.publish(_StatePublication(envelope: envelope, route: route, newSubscriber: nil)) }
+            if let publication = committed.publication { cell.publish(publication) }
             // Subscribers that run on the setter's thread (synchronous): each setter serves its own.
-            for subscription in route?.subscriptions ?? [] where subscription.target.runsOnSender {
-                subscription.send(envelope)
+            if committed.hasSubscribersOnSender, let route = committed.route {
+                for subscription in route.subscriptions where subscription.target.runsOnSender {
+                    subscription.send(envelope)
+                }
             }
             return true
         }
     }
 
-    /// Makes `envelope`'s change current if the state is still at `version`, and returns the
-    /// change it replaced, the state's subscribers, and whether the caller must publish the
-    /// change to those of them that take changes in order (see ``_StateCell``); `nil` if another
+    /// What one committed change leaves to do outside the cell's lock; the change it replaced is
+    /// freed there too, with this value.
+    private struct _CommittedChange {
+        let replaced: _EventEnvelope?
+        let route: _Route?
+        /// For the subscribers that take changes in order, when no other setter is publishing
+        /// (see ``_StateCell``); it was queued for that setter otherwise.
+        let publication: _StatePublication?
+        /// Whether some subscribers run on the setter's thread (synchronous).
+        let hasSubscribersOnSender: Bool
+    }
+
+    /// Makes `envelope`'s change current if the state is still at `version`; `nil` if another
     /// change came first.
     private func commit(
         _ envelope: _EventEnvelope, ifAt version: UInt64, to slot: inout _StateCell.Slot, of state: _ChannelName
-    ) -> (replaced: _EventEnvelope?, route: _Route?, publishes: Bool)? {
+    ) -> _CommittedChange? {
         guard slot.version == version, !slot.isRetired else { return nil }
         let replaced = slot.current
         slot.current = envelope
@@ -98,11 +106,19 @@ extension EventBus {
         let route =
             channelRoutes.routes[ObjectIdentifier(state.identity.storage)]
             ?? registry.withLock { $0.channels[state.identity] }
-        let inOrder = route?.subscriptions.contains { !$0.target.runsOnSender } ?? false
-        if !inOrder { return (replaced, route, false) }
-        // Queued behind the changes not yet handed over, if someone is publishing them.
-        let publication = _StatePublication(envelope: envelope, route: route, newSubscriber: nil)
-        return (replaced, route, slot.post(publication))
+        var (inOrder, onSender) = (false, false)
+        for subscription in route?.subscriptions ?? [] {
+            if subscription.target.runsOnSender { onSender = true } else { inOrder = true }
+        }
+        var publication: _StatePublication?
+        if inOrder, let route {
+            let recipients: _StatePublication.Recipients = onSender ? .inOrderOf(route) : .route(route)
+            // Queued behind the changes not yet handed over, if someone is publishing them.
+            let toPublish = _StatePublication(envelope: envelope, recipients: recipients)
+            if slot.post(toPublish) { publication = toPublish }
+        }
+        return _CommittedChange(
+            replaced: replaced, route: route, publication: publication, hasSubscribersOnSender: onSender)
     }
 
     /// The current value of `state` on this bus, or `nil` if it was never set; it does not
@@ -203,14 +219,14 @@ extension EventBus {
                     event: current.event, metadata: stateMetadata, sequence: slot.version,
                     annotation: current.annotation)
                 if subscription.target.runsOnSender { return (envelope, false) }
-                let publication = _StatePublication(envelope: envelope, route: nil, newSubscriber: subscription)
+                let publication = _StatePublication(envelope: envelope, recipients: .newSubscriber(subscription))
                 return slot.post(publication) ? (envelope, true) : (nil, false)
             }
             // Retired between the store and its lock: ask the store again.
             guard let (replay, publishes) = registered else { continue }
             if let replay {
                 if publishes {
-                    cell.publish(_StatePublication(envelope: replay, route: nil, newSubscriber: subscription))
+                    cell.publish(_StatePublication(envelope: replay, recipients: .newSubscriber(subscription)))
                 } else {
                     subscription.send(replay)
                 }

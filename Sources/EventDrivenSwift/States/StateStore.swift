@@ -151,17 +151,32 @@ final class _StateCell: Sendable {
     }
 }
 
-/// One change (or first value) of a state for the subscribers that take it in order: those of
-/// `route` that do not run on the setter's thread, or the one new subscriber its first value is for.
+/// One change (or first value) of a state for the subscribers that take it in order.
 struct _StatePublication: Sendable {
-    let envelope: _EventEnvelope
-    let route: _Route?
-    let newSubscriber: _Subscription?
+    /// Who takes a publication.
+    enum Recipients: Sendable {
+        /// Every subscriber of the route (none runs on the setter's thread): handed over as a
+        /// dispatch is, each target's subscribers together (``_Route/deliver(_:)``).
+        case route(_Route)
+        /// The subscribers of the route that do not run on the setter's thread, one by one.
+        case inOrderOf(_Route)
+        /// The one new subscriber a first value is for.
+        case newSubscriber(_Subscription)
+    }
 
-    /// Hands ``envelope`` to its subscribers, in registration order.
+    let envelope: _EventEnvelope
+    let recipients: Recipients
+
+    /// Hands ``envelope`` to its recipients, in registration order.
     func send() {
-        if let newSubscriber { return newSubscriber.send(envelope) }
-        for subscription in route?.subscriptions ?? [] where !subscription.target.runsOnSender {
+        switch recipients {
+        case .route(let route):
+            route.deliver(envelope)
+        case .inOrderOf(let route):
+            for subscription in route.subscriptions where !subscription.target.runsOnSender {
+                subscription.send(envelope)
+            }
+        case .newSubscriber(let subscription):
             subscription.send(envelope)
         }
     }
