@@ -22,10 +22,16 @@ final class _Route: Sendable {
     /// thread, several callbacks of one EventThread), each handed over in one call; `nil` when
     /// every subscription has a target of its own.
     private let runs: [Range<Int>]?
+    /// Whether some subscriptions run on the dispatching thread (``_DeliveryTarget/runsOnSender``)
+    /// and whether some do not: a state's change hands them over apart (``EventBus/set(_:to:)``).
+    let hasSubscribersOnSender: Bool
+    let hasSubscribersElsewhere: Bool
 
     init(subscriptions: [_Subscription], latest: _LatestTracker?) {
         self.subscriptions = subscriptions
         self.latest = latest
+        hasSubscribersOnSender = subscriptions.contains { $0.target.runsOnSender }
+        hasSubscribersElsewhere = subscriptions.contains { !$0.target.runsOnSender }
         var groups: [[_Subscription]] = []
         var groupOfTarget: [ObjectIdentifier: Int] = [:]
         for subscription in subscriptions {

@@ -106,12 +106,9 @@ extension EventBus {
         let route =
             channelRoutes.routes[ObjectIdentifier(state.identity.storage)]
             ?? registry.withLock { $0.channels[state.identity] }
-        var (inOrder, onSender) = (false, false)
-        for subscription in route?.subscriptions ?? [] {
-            if subscription.target.runsOnSender { onSender = true } else { inOrder = true }
-        }
+        let onSender = route?.hasSubscribersOnSender ?? false
         var publication: _StatePublication?
-        if inOrder, let route {
+        if let route, route.hasSubscribersElsewhere {
             let recipients: _StatePublication.Recipients = onSender ? .inOrderOf(route) : .route(route)
             // Queued behind the changes not yet handed over, if someone is publishing them.
             let toPublish = _StatePublication(envelope: envelope, recipients: recipients)
