@@ -199,8 +199,13 @@ extension EventBus {
         _ identity: _ChannelKey, _ changeType: any Eventable.Type, target: any _DeliveryTarget,
         registrar: any _SubscriptionRegistrar, prepare: (_Subscription) -> Void = { _ in }, handlers: _ErasedHandler
     ) -> _Subscription {
+        // A mailbox runs a state's changes in the order its cell hands them over (one publisher
+        // at a time, into one first-in-first-out lane: all are queued at normal priority), so
+        // its subscribers need no gate and take the plain delivery; on other targets
+        // (synchronous, tasks, pools, streams) a change can be overtaken by a newer one.
+        let interest: _Interest = target is _Mailbox ? .all : .newerThanHanded(_StateGate())
         let subscription = _Subscription(
-            changeType, owner: nil, target: target, interest: .newerThanHanded(_StateGate()),
+            changeType, owner: nil, target: target, interest: interest,
             channel: identity, registrar: registrar, handlers: handlers)
         prepare(subscription)
         // Registering and queueing the current value under the state's lock puts the value
