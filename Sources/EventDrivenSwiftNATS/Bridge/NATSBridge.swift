@@ -160,12 +160,21 @@ public final class NATSBridge: Service, Sendable {
     /// ``listen(_:mode:handler:)`` for retries and dead letters driven by a handler. An event the
     /// bus refuses because it was shut down is sent back without delay (`-NAK`) for another
     /// process, counted in ``NATSBridgeStatistics/refusedByBus``, and the import of `type` stops.
+    ///
+    /// An event that a receiver's full bounded mailbox refuses (`EventDrivenError.Code.mailboxFull`:
+    /// a `.failDispatch` receiver) still reaches the bus's other receivers, and its message is
+    /// acknowledged with its batch like any other: it is not sent back, which would give it
+    /// again to the receivers that took it. So the refusing receiver never gets it: the bus
+    /// counts that copy in its `statistics.dropped` and posts it to its `deadLetters()` (reason
+    /// `.dropped`), and the bridge counts it in ``NATSBridgeStatistics/refusedByFullMailbox`` and
+    /// logs it (the bus's error handler does not see it).
     public func importEvents<E: Eventable & Codable>(_ type: E.Type, mode: NATSImportMode) throws {
-        let bus = self.bus
+        let (bus, counters, logger) = (self.bus, self.counters, self.logger)
         try addImporter(type, mode: mode) { batch in
             var refused: [Int] = []
             _ImportMarker.$isImporting.withValue(true) {
-                for index in batch.items.indices where Self.busRefuses(batch.items[index].event as! E, on: bus) {
+                for index in batch.items.indices
+                where Self.busRefuses(batch.items[index].event as! E, on: bus, counters: counters, logger: logger) {
                     refused.append(index)
                 }
             }
@@ -183,7 +192,8 @@ public final class NATSBridge: Service, Sendable {
     /// throws, the message is sent back (`-NAK`) with the configured delay and redelivered, and on
     /// its last delivery dead-lettered, then terminated. A delivery the bus refuses because it
     /// was shut down, or discards unhandled, is sent back without delay (`-NAK`), counted in
-    /// ``NATSBridgeStatistics/refusedByBus``, and the import stops. Each call imports on its own: two
+    /// ``NATSBridgeStatistics/refusedByBus``, and the import stops. The listener's queue has no
+    /// bound, so no full mailbox keeps a delivery from its handler. Each call imports on its own: two
     /// `listen`s of one type (a `.broadcast` and a `.group`, say) each see their own deliveries only.
     public func listen<E: Eventable & Codable>(
         _ type: E.Type, mode: NATSImportMode,
@@ -192,7 +202,7 @@ public final class NATSBridge: Service, Sendable {
         // Refuse before the bus listener exists, so a refused registration leaves nothing behind.
         _ = try events.entry(for: type)
         try Self.validate(mode)
-        let bus = self.bus
+        let (bus, counters, logger) = (self.bus, self.counters, self.logger)
         // Every listener of `_BridgedDelivery<E>` sees every one: the route keeps each to its own.
         let route = _Route()
         bus.listenAsync(_BridgedDelivery<E>.self) { @Sendable delivery in
@@ -211,20 +221,38 @@ public final class NATSBridge: Service, Sendable {
                 let delivery = _BridgedDelivery(
                     event: item.event as! E, info: item.info, settlement: batch.settlement(index), route: route)
                 // A delivery the bus refuses (shut down) reaches no handler: it is sent back here.
-                if Self.busRefuses(delivery, on: bus) { batch.finish(index, _RefusedByBus()) }
+                // A full mailbox is never the listener's own (see `busRefuses`): it has the delivery.
+                if Self.busRefuses(delivery, on: bus, counters: counters, logger: logger) {
+                    batch.finish(index, _RefusedByBus())
+                }
             }
         }
     }
 
     /// Dispatches `event` on `bus` (queued, like `bus.queue`), and returns `true` when the bus
-    /// refused it because it is shut down or shutting down. A receiver's full mailbox is the
-    /// bus's to count and report, as for any dispatch.
-    static func busRefuses<E: Eventable>(_ event: E, on bus: EventBus) -> Bool {
+    /// refused it because it is shut down or shutting down.
+    ///
+    /// A receiver's full bounded mailbox (`.mailboxFull`, the only other refusal `tryDispatch`
+    /// throws) refused its own copy only: the other receivers took the event, and the bus
+    /// counted the refused copy (`statistics.dropped`, a `.dropped` dead letter). `tryDispatch`
+    /// throws that refusal to its caller instead of the bus's error handler, so it is counted
+    /// in ``NATSBridgeStatistics/refusedByFullMailbox`` and logged here (the first, then every
+    /// 1,000th). For ``listen(_:mode:handler:)``'s deliveries it is never the bridge's own
+    /// listener: an async listener's queue has no bound, and it took the delivery.
+    static func busRefuses<E: Eventable>(
+        _ event: E, on bus: EventBus, counters: _BridgeCounters, logger: Logger
+    ) -> Bool {
         do throws(EventDrivenError) {
             try bus.tryDispatch(event)
             return false
         } catch {
-            return error.code == .busShutDown
+            if error.code == .busShutDown { return true }
+            let refusals = counters.refusedByFullMailbox.add(1, ordering: .relaxed).newValue
+            if refusals % 1_000 == 1 {
+                logger.warning(
+                    "an imported event did not reach every receiver on the bus (\(refusals) so far): \(error)")
+            }
+            return false
         }
     }
 

@@ -31,6 +31,13 @@ public struct NATSBridgeStatistics: Sendable, Equatable {
     /// without delay (`-NAK`) for another process once the fetch outstanding has ended, not
     /// dead-lettered. The import of their type stops at the first one.
     public var refusedByBus = 0
+    /// Imported events that a receiver's full bounded mailbox on the local bus refused
+    /// (`EventDrivenError.Code.mailboxFull`, from a `.failDispatch` receiver), one per event
+    /// however many receivers refused it; logged (the first, then every 1,000th). The bus's
+    /// other receivers got the event, and its message is acknowledged as usual, not sent back:
+    /// the refusing receiver's copy is the bus's dropped event (its `statistics.dropped`, a
+    /// dead letter with reason `.dropped`). See ``NATSBridge/importEvents(_:mode:)``.
+    public var refusedByFullMailbox = 0
     /// Acks, naks or terms that could not be sent (the broker redelivers those messages).
     public var settleFailures = 0
     /// `+WPI`s sent for handlers still running at half the ack wait.
@@ -58,6 +65,7 @@ final class _BridgeCounters: Sendable {
     let retried = Atomic<Int>(0)
     let deadLettered = Atomic<Int>(0)
     let refusedByBus = Atomic<Int>(0)
+    let refusedByFullMailbox = Atomic<Int>(0)
     let settleFailures = Atomic<Int>(0)
     let inProgress = Atomic<Int>(0)
     let deadLettersDropped = Atomic<Int>(0)
@@ -69,6 +77,7 @@ final class _BridgeCounters: Sendable {
             publishFailures: publishFailures.load(ordering: .relaxed), received: received.load(ordering: .relaxed),
             handled: handled.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
             deadLettered: deadLettered.load(ordering: .relaxed), refusedByBus: refusedByBus.load(ordering: .relaxed),
+            refusedByFullMailbox: refusedByFullMailbox.load(ordering: .relaxed),
             settleFailures: settleFailures.load(ordering: .relaxed),
             inProgress: inProgress.load(ordering: .relaxed),
             deadLettersDropped: deadLettersDropped.load(ordering: .relaxed))
