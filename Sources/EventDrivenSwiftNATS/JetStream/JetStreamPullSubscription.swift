@@ -83,9 +83,11 @@ public final class JetStreamPullSubscription: Sendable {
     /// - Throws: ``NATSError/permissionViolation(operation:subject:)`` once the server refused
     ///   the inbox's subscription, and what publishing the request throws.
     ///
-    /// The request asks the server for idle heartbeats every quarter of `expires`: two missed in
-    /// a row end the fetch as lost (the server or the route to it is gone), long before
-    /// `expires`. After the server refused a fetch (status 409: too many waiting requests, a
+    /// The request asks the server for idle heartbeats every quarter of `expires`, but at most
+    /// every ``maximumHeartbeatInterval`` (5 s): two missed in a row end the fetch as lost (the
+    /// server or the route to it is gone), long before `expires`. A fetch of 20 s or more thus
+    /// ends after 10 to 15 s without a word from the server (10 s measured for one of 10
+    /// minutes). After the server refused a fetch (status 409: too many waiting requests, a
     /// batch too large), the next one waits first, 100 ms doubling up to 2 s while it keeps
     /// refusing.
     public func fetch(batch: Int, expires: Duration) async throws {
@@ -104,7 +106,7 @@ public final class JetStreamPullSubscription: Sendable {
         }
         if let refusal = state.withLockedValue({ $0.refusal }) { throw refusal }
         guard batch > 0 else { return }
-        let heartbeat = max(nanoseconds / 4, 1_000_000)
+        let heartbeat = Self.heartbeatNanoseconds(expires: nanoseconds)
         let body = "{\"batch\":\(batch),\"expires\":\(nanoseconds),\"idle_heartbeat\":\(heartbeat)}"
         state.withLockedValue { $0.lastActivity = .now() }
         try jetStream.client.publish(
@@ -137,6 +139,16 @@ public final class JetStreamPullSubscription: Sendable {
         }
         timer.cancel()
         watchdog.cancel()
+    }
+
+    /// The longest interval between idle heartbeats a fetch asks for, whatever its `expires`: 5 s.
+    public static let maximumHeartbeatInterval = Duration.seconds(5)
+
+    /// The heartbeat interval for a fetch that expires after `expires` nanoseconds: a quarter of
+    /// it, at most ``maximumHeartbeatInterval`` and at least 1 ms (nats-server refuses an interval
+    /// above half the expiry).
+    static func heartbeatNanoseconds(expires: Int64) -> Int64 {
+        max(min(expires / 4, maximumHeartbeatInterval.saturatingNanoseconds), 1_000_000)
     }
 
     /// Fetches ended because the server's idle heartbeats stopped.
