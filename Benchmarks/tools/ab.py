@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-# Interleaved A/B of two EDSBench binaries: ab.py OLD NEW ROUNDS [SCENARIOS]; prints medians (ranges).
+# Interleaved A/B of two EDSBench binaries: ab.py OLD NEW ROUNDS [SCENARIOS [CONTENDERS]]; prints medians (ranges).
+# CONTENDERS is EDSBench's --contenders list (comma-separated names), for opt-in ones such as "EDS state".
 import subprocess, sys, re, statistics, collections
 bins = sys.argv[1:3]; rounds = int(sys.argv[3])
 data = {b: collections.defaultdict(list) for b in bins}
 for r in range(rounds):
     for b in bins:
-        out = subprocess.run([b, '--runs', '1', '--only', sys.argv[4] if len(sys.argv) > 4 else 'S1,S2,S3,S6,S7'], capture_output=True, text=True).stdout
+        contenders = ['--contenders', sys.argv[5]] if len(sys.argv) > 5 else []
+        out = subprocess.run([b, '--runs', '1', '--only', sys.argv[4] if len(sys.argv) > 4 else 'S1,S2,S3,S6,S7', *contenders],
+                             capture_output=True, text=True).stdout
         sc = None
         for line in out.splitlines():
             m = re.match(r'### (S\d.*)', line)

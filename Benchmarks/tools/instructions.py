@@ -21,6 +21,8 @@ CASES = [
     ("S6", "EDS .synchronous", 2_000_000),
     ("S1", "EDS channel", 200_000),
     ("S2", "EDS channel", 1_000_000),
+    ("S1", "EDS state", 200_000),
+    ("S2", "EDS state", 1_000_000),
 ]
 
 def instructions(binary, *args):
