@@ -104,4 +104,33 @@ extension NATSServerTests {
             await client.close()
         }
     }
+
+    @Test(
+        "X3: nats-server takes a pull request under 2 ms (no heartbeats asked): the stored message comes",
+        arguments: [1_000_000, 1_500_000]
+    )
+    func shortRequestAccepted(expiryNanoseconds: Int) async throws {
+        try await withNATSServer { server in
+            let client = try await connectedClient(server)
+            let jetStream = JetStream(client: client)
+            try await jetStream.createStream(
+                JetStreamStreamConfiguration(
+                    name: "SHORT", subjects: ["short.>"], storage: .memory, duplicateWindow: 120_000_000_000))
+            _ = try await jetStream.publish(ByteBuffer(string: "1"), to: "short.x", headers: nil)
+            let consumer = try await jetStream.createConsumer(
+                stream: "SHORT",
+                JetStreamConsumerConfiguration(
+                    durableName: "short", deliverPolicy: "all", ackWait: 30_000_000_000, maxDeliver: 5,
+                    filterSubject: "short.x", maxAckPending: 1_000))
+            let subscription = try JetStreamPullSubscription(jetStream: jetStream, stream: "SHORT", consumer: consumer)
+            // With a heartbeat above half the expiry (a 1 ms floor did that) the server refused
+            // every such request with a 400: no message, ever.
+            let fetched = await outcome(within: .seconds(10)) {
+                try await subscription.fetch(batch: 1, expires: .nanoseconds(expiryNanoseconds))
+            }
+            #expect("\(fetched)" == "returned" && subscription.queued == 1, "\(fetched)")
+            subscription.finish()
+            await client.close()
+        }
+    }
 }

@@ -85,7 +85,9 @@ public final class JetStreamPullSubscription: Sendable {
     ///
     /// The request asks the server for idle heartbeats every quarter of `expires`, but at most
     /// every ``maximumHeartbeatInterval`` (5 s): two missed in a row end the fetch as lost (the
-    /// server or the route to it is gone), long before `expires`. A fetch of 20 s or more thus
+    /// server or the route to it is gone), long before `expires`. A fetch under 4 ms asks for
+    /// none (its quarter would be under 1 ms); its own timer ends it half a second after
+    /// `expires`. A fetch of 20 s or more thus
     /// ends after 10 to 15 s without a word from the server (10 s measured for one of 10
     /// minutes). After the server refused a fetch (status 409: too many waiting requests, a
     /// batch too large), the next one waits first, 100 ms doubling up to 2 s while it keeps
@@ -107,7 +109,8 @@ public final class JetStreamPullSubscription: Sendable {
         if let refusal = state.withLockedValue({ $0.refusal }) { throw refusal }
         guard batch > 0 else { return }
         let heartbeat = Self.heartbeatNanoseconds(expires: nanoseconds)
-        let body = "{\"batch\":\(batch),\"expires\":\(nanoseconds),\"idle_heartbeat\":\(heartbeat)}"
+        let asksHeartbeats = heartbeat.map { ",\"idle_heartbeat\":\($0)" } ?? ""
+        let body = "{\"batch\":\(batch),\"expires\":\(nanoseconds)\(asksHeartbeats)}"
         state.withLockedValue { $0.lastActivity = .now() }
         try jetStream.client.publish(
             ByteBuffer(string: body), to: "\(jetStream.apiPrefix).CONSUMER.MSG.NEXT.\(stream).\(consumer)",
@@ -118,16 +121,17 @@ public final class JetStreamPullSubscription: Sendable {
         let timer = loop.scheduleTask(in: .nanoseconds(overflow ? .max : ending)) { [weak self] in
             self?.endFetch()
         }
-        let watchdog = loop.scheduleRepeatedTask(
-            initialDelay: .nanoseconds(heartbeat), delay: .nanoseconds(heartbeat)
-        ) { [weak self] _ in
-            guard let self else { return }
-            let missed = self.state.withLockedValue { state -> Bool in
-                guard NIODeadline.now() - state.lastActivity > .nanoseconds(2 * heartbeat) else { return false }
-                state.missedHeartbeats += 1
-                return true
+        let watchdog = heartbeat.map { heartbeat in
+            loop.scheduleRepeatedTask(initialDelay: .nanoseconds(heartbeat), delay: .nanoseconds(heartbeat)) {
+                [weak self] _ in
+                guard let self else { return }
+                let missed = self.state.withLockedValue { state -> Bool in
+                    guard NIODeadline.now() - state.lastActivity > .nanoseconds(2 * heartbeat) else { return false }
+                    state.missedHeartbeats += 1
+                    return true
+                }
+                if missed { self.endFetch() }
             }
-            if missed { self.endFetch() }
         }
         await withCheckedContinuation { continuation in
             let isOver = state.withLockedValue { state -> Bool in
@@ -138,17 +142,20 @@ public final class JetStreamPullSubscription: Sendable {
             if isOver { continuation.resume() }
         }
         timer.cancel()
-        watchdog.cancel()
+        watchdog?.cancel()
     }
 
     /// The longest interval between idle heartbeats a fetch asks for, whatever its `expires`: 5 s.
     public static let maximumHeartbeatInterval = Duration.seconds(5)
 
     /// The heartbeat interval for a fetch that expires after `expires` nanoseconds: a quarter of
-    /// it, at most ``maximumHeartbeatInterval`` and at least 1 ms (nats-server refuses an interval
-    /// above half the expiry).
-    static func heartbeatNanoseconds(expires: Int64) -> Int64 {
-        max(min(expires / 4, maximumHeartbeatInterval.saturatingNanoseconds), 1_000_000)
+    /// it (nats-server refuses an interval above half the expiry), at most
+    /// ``maximumHeartbeatInterval``; `nil`, no heartbeats, when that quarter is under 1 ms: such a
+    /// fetch ends by its own timer (half a second after its expiry) soon enough.
+    static func heartbeatNanoseconds(expires: Int64) -> Int64? {
+        let quarter = expires / 4
+        guard quarter >= 1_000_000 else { return nil }
+        return min(quarter, maximumHeartbeatInterval.saturatingNanoseconds)
     }
 
     /// Fetches ended because the server's idle heartbeats stopped.
