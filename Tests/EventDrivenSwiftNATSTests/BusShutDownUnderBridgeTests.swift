@@ -11,7 +11,7 @@ import Testing
 /// is sent back without delay (`-NAK`) for another process, counted in `refusedByBus`, and the
 /// bridge still stops. Before, `listen()`'s delivery, refused or discarded, was never settled
 /// and the bridge's shutdown waited for it forever; `importEvents()` acknowledged an event no
-/// handler had seen.
+/// handler had seen, refused or (in a batch the shutdown cut) discarded.
 @Suite("X7: a bus shut down under its bridge", .serialized, .timeLimit(.minutes(2)))
 struct BusShutDownUnderBridgeTests {
     static func bridge(_ server: NATSServerProcess, bus: EventBus) throws -> NATSBridge {
@@ -125,4 +125,50 @@ struct BusShutDownUnderBridgeTests {
             try worker.importEvents(OrderPlaced.self, mode: .group("workers"))
         }
     }
+
+    @Test("importEvents(): a batch whose event an immediate bus shutdown discards is sent back, not acknowledged")
+    func importedEventDiscarded() async throws {
+        try await withNATSServer { server in
+            let bus = EventBus(label: "cut")
+            let worker = try Self.bridge(server, bus: bus)
+            try worker.importEvents(OrderPlaced.self, mode: .group("workers"))
+            let handled = Collected<Int>()
+            bus.listen(OrderPlaced.self, executeOn: .listenerThread) { event, _ in handled.append(event.orderID) }
+            // A local event keeps the listener thread busy until the shutdown has cancelled the
+            // bus's subscriptions (seen on one registered after it), so that the imported event
+            // waits in its mailbox and the immediate shutdown discards it.
+            let markers = Collected<EventListenerHandle>()
+            bus.listen(LocalBlocker.self, executeOn: .listenerThread) { _, _ in
+                let deadline = ContinuousClock.now + .seconds(10)
+                while markers.values.first?.isActive != false && ContinuousClock.now < deadline {
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+            }
+            let marker = bus.listen(NotRegistered.self, executeOn: .synchronous) { _, _ in }
+            markers.append(marker)
+            bus.queue(LocalBlocker())
+            let running = Task { try await worker.run() }
+            try await worker.waitUntilRunning()
+            let producer = try Self.bridge(server, bus: EventBus(label: "producer"))
+            let producing = Task { try await producer.run() }
+            try await producer.waitUntilRunning()
+            try await producer.publishAndWait(OrderPlaced(orderID: 1, customerID: 1, amount: 1))
+            #expect(await poll(timeout: .seconds(5)) { worker.statistics.received == 1 }, "\(worker.statistics)")
+
+            await bus.shutdown(immediately: true)
+            #expect(!marker.isActive && bus.statistics.discarded == 1 && handled.values.isEmpty, "\(bus.statistics)")
+            worker.shutdown()
+            let stopped = await outcome(within: .seconds(5)) { try await running.value }
+            #expect("\(stopped)" == "returned", "the worker's shutdown \(stopped); \(worker.statistics)")
+            // Before, the batch was acknowledged after the bus's drain: the discarded event was
+            // gone for every process.
+            let statistics = worker.statistics
+            #expect(statistics.refusedByBus == 1 && statistics.handled == 0, "\(statistics)")
+
+            try await Self.expectAnotherWorkerGets([1], server, producer: producer, producing: producing)
+        }
+    }
 }
+
+/// A local event that keeps a receiver busy.
+private struct LocalBlocker: Eventable {}

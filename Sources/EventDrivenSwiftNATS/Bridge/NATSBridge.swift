@@ -160,6 +160,10 @@ public final class NATSBridge: Service, Sendable {
     /// ``listen(_:mode:handler:)`` for retries and dead letters driven by a handler. An event the
     /// bus refuses because it was shut down is sent back without delay (`-NAK`) for another
     /// process, counted in ``NATSBridgeStatistics/refusedByBus``, and the import of `type` stops.
+    /// So is the whole batch when the bus was shut down while it ran and discarded events unhandled
+    /// meanwhile (an immediate shutdown discards what waits in its receivers): which of the
+    /// batch's events those were is not known here, so its handled events come again too (at
+    /// least once, never lost).
     ///
     /// An event that a receiver's full bounded mailbox refuses (`EventDrivenError.Code.mailboxFull`:
     /// a `.failDispatch` receiver) still reaches the bus's other receivers, and its message is
@@ -172,6 +176,7 @@ public final class NATSBridge: Service, Sendable {
         let (bus, counters, logger) = (self.bus, self.counters, self.logger)
         try addImporter(type, mode: mode) { batch in
             var refused: [Int] = []
+            let discardedBefore = bus.statistics.discarded
             _ImportMarker.$isImporting.withValue(true) {
                 for index in batch.items.indices
                 where Self.busRefuses(batch.items[index].event as! E, on: bus, counters: counters, logger: logger) {
@@ -181,7 +186,10 @@ public final class NATSBridge: Service, Sendable {
             // Sent back at once: no handler saw them (a slot finished twice is concluded once).
             for index in refused { batch.finish(index, _RefusedByBus()) }
             await bus.drain()
-            for index in batch.items.indices { batch.finish(index, nil) }
+            // Discards by a bus that is not shut down are a closed receiver's (a cancelled
+            // EventThread): its loss, counted by the bus, as for any dispatch.
+            let cut = bus.isShutDown && bus.statistics.discarded != discardedBefore
+            for index in batch.items.indices { batch.finish(index, cut ? _RefusedByBus() : nil) }
         }
     }
 
