@@ -236,6 +236,9 @@ struct StateTests {
         await bus.shutdown()
         #expect(!bus.set(EventState<Int>(label: "late"), to: 1))
         #expect(errors.count == 1)
+        // The error names the state as its description does.
+        #expect(errors.values.first?.eventType == EventState<Int>(label: "late").description)
+        #expect(errors.values.first?.eventType == #"EventState<Int>(label: "late")"#)
         #expect(bus.statistics.rejected == 1)
     }
 }

@@ -47,8 +47,7 @@ extension EventBus {
             counters.observation.rejected(change, metadata: metadata, site: nil)
             report(
                 .busShutDown(
-                    bus: label, eventType: state.describe(as: "EventState<\(_StateChange<Int>.valueType(of: change))>"))
-            )
+                    bus: label, eventType: state.describe(as: "EventState<\(_stateValueTypeName(of: change))>")))
             return false
         }
         // The dispatch's record (its number, its service context) is made once the value is

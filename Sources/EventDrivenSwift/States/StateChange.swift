@@ -25,12 +25,10 @@ protocol _StateChangeType {
     static var valueType: Any.Type { get }
 }
 
-extension _StateChange {
-    /// The value type of `change` (a `_StateChange`), for errors.
-    static func valueType(of change: any Eventable) -> String {
-        (type(of: change) as? any _StateChangeType.Type).map { String(describing: $0.valueType) }
-            ?? String(describing: type(of: change))
-    }
+/// The value type of `change` (a `_StateChange`), for errors.
+func _stateValueTypeName(of change: any Eventable) -> String {
+    (type(of: change) as? any _StateChangeType.Type).map { String(describing: $0.valueType) }
+        ?? String(describing: type(of: change))
 }
 
 /// What a state subscriber has been handed: it refuses a change older than one it got.
