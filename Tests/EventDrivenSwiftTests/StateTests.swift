@@ -164,6 +164,11 @@ struct StateTests {
         #expect(serial.count == 2_000)
         #expect(serial.values.last == bus.value(of: state))
         #expect(Set(serial.values).count == 2_000)
+        // In the order the changes were made: each setter's own changes, at least, in its order.
+        for thread in 0..<4 {
+            let own = serial.values.filter { $0 / 10_000 == thread }
+            #expect(own == own.sorted(), "setter \(thread)'s changes out of order")
+        }
         #expect(synchronous.count <= 2_000)
         #expect(Set(synchronous.values).count == synchronous.count)
     }
