@@ -52,6 +52,45 @@ struct StateOrderingTests {
         await bus.shutdown()
     }
 
+    @Test(
+        "C3: a change made while another setter waits for room is handed over by that setter, after its own, and its setter does not wait"
+    )
+    func changeQueuedBehindABlockedSetter() async {
+        let bus = EventBus(label: #function)
+        let tight = Tight(bus: bus)
+        let gate = CoreGate()
+        let seen = CoreRecorder<Int>()
+        let state = EventState<Int>(label: "queued")
+        bus.subscribe(state, on: .thread(tight)) { value in
+            if value == 1 { gate.block() }
+            seen.append(value)
+        }
+        bus.set(state, to: 1)
+        await gate.waitUntilEntered()
+        let first = DispatchSemaphore(value: 0)
+        Thread {
+            bus.set(state, to: 2)  // fills the mailbox
+            bus.set(state, to: 3)  // waits for room, handing its change over
+            first.signal()
+        }.start()
+        #expect(await coreEventually { tight.mailbox.blockedProducersForTesting == 1 })
+        let second = DispatchSemaphore(value: 0)
+        Thread {
+            bus.set(state, to: 4)  // left to the setter that is handing changes over
+            second.signal()
+        }.start()
+        // Returns while the first setter still waits (a setter handing its own change over
+        // would wait for room too, and could overtake the first).
+        #expect(await poolWait(second, seconds: 10), "the second setter waited for room")
+        #expect(tight.mailbox.blockedProducersForTesting == 1)
+        gate.open()
+        #expect(await poolWait(first, seconds: 10))
+        await bus.drain()
+        #expect(seen.values == [1, 2, 3, 4])
+        tight.cancel()
+        await bus.shutdown()
+    }
+
     @Test("C3 (issue 13.6): a state's values stream never repeats a value, under concurrent setters")
     func valuesStreamNeverRepeats() async {
         let bus = EventBus(label: #function)
