@@ -172,17 +172,17 @@ public final class NATSBridge: Service, Sendable {
     /// counts that copy in its `statistics.dropped` and posts it to its `deadLetters()` (reason
     /// `.dropped`), and the bridge counts it in ``NATSBridgeStatistics/refusedByFullMailbox`` and
     /// logs it (the bus's error handler does not see it).
+    ///
+    /// The events are dispatched from a dispatch queue of this import's own, not from a task: a
+    /// receiver with `EventOverflowPolicy.blockProducer(timeout:)` makes the dispatch wait for
+    /// room, and that wait holds one of libdispatch's threads, never one of Swift's cooperative
+    /// pool. The bus's `.synchronous` listeners of `type` run on that queue.
     public func importEvents<E: Eventable & Codable>(_ type: E.Type, mode: NATSImportMode) throws {
         let (bus, counters, logger) = (self.bus, self.counters, self.logger)
+        let dispatching = _ImportDispatch(label: "EventDrivenSwiftNATS.import.\(E.self)")
         try addImporter(type, mode: mode) { batch in
-            var refused: [Int] = []
             let discardedBefore = bus.statistics.discarded
-            _ImportMarker.$isImporting.withValue(true) {
-                for index in batch.items.indices
-                where Self.busRefuses(batch.items[index].event as! E, on: bus, counters: counters, logger: logger) {
-                    refused.append(index)
-                }
-            }
+            let refused = await dispatching.dispatch(batch, as: E.self, on: bus, counters: counters, logger: logger)
             // Sent back at once: no handler saw them (a slot finished twice is concluded once).
             for index in refused { batch.finish(index, _RefusedByBus()) }
             await bus.drain()
@@ -350,11 +350,6 @@ public final class NATSBridge: Service, Sendable {
         }
         bus.postDeadLetter(letter, reason: .failed)
     }
-}
-
-/// Marks a dispatch of an imported event, so that the exporter does not send it back.
-enum _ImportMarker {
-    @TaskLocal static var isImporting = false
 }
 
 /// An imported event on its way to a ``NATSBridge/listen(_:mode:handler:)`` handler on the bus.

@@ -1,0 +1,98 @@
+// This source file is part of EventDrivenSwift, released under the MIT License.
+// See LICENSE at the root of the repository for the license text.
+
+import Dispatch
+import EventDrivenSwift
+import Foundation
+import Testing
+
+@testable import EventDrivenSwiftNATS
+
+/// `importEvents()` into a receiver whose bounded mailbox is `.blockProducer(timeout: nil)`: its
+/// dispatch waits for room. It used to wait in the importer's task, holding one of the threads of
+/// Swift's cooperative pool (as many as the machine has cores, shared by every task of the
+/// process) for as long as the receiver was full; it now waits on a dispatch queue of the
+/// import's own, and the import still completes once the receiver makes room.
+@Suite("X8: importing into a receiver that makes its producer wait", .serialized, .timeLimit(.minutes(2)))
+struct ImportOffThePoolTests {
+    /// A local event that holds the receiver's thread.
+    struct Hold: Eventable {}
+
+    /// Holds 1 waiting event and makes producers wait for room. Its first `Hold` blocks its
+    /// thread until ``open()``; a second `Hold` then fills its mailbox.
+    final class WaitingReceiver: EventThread, @unchecked Sendable {  // its state is the thread-safe gate and lists
+        override class var mailboxPolicy: EventMailboxPolicy {
+            .bounded(capacity: 1, whenFull: .blockProducer(timeout: nil))
+        }
+        private let gate = DispatchSemaphore(value: 0)
+        let holds = Collected<Int>()
+        let orders = Collected<Int>()
+
+        override func registerEventListeners() {
+            addEventCallback(Hold.self) { [unowned self] (_: Hold, _: EventMetadata) in
+                holds.append(1)
+                if holds.values.count == 1 { gate.wait() }
+            }
+            addEventCallback(OrderPlaced.self) { [unowned self] (order: OrderPlaced, _: EventMetadata) in
+                orders.append(order.orderID)
+            }
+        }
+
+        /// Lets the first `Hold` return.
+        func open() { gate.signal() }
+    }
+
+    @Test("the dispatch that waits for room runs outside any task, and the import completes once there is room")
+    func importWaitsOffTheCooperativePool() async throws {
+        try await withNATSServer { server in
+            var configuration = NATSBridgeConfiguration()
+            configuration.storage = .memory
+            configuration.consumers.ackWait = .seconds(60)
+            configuration.consumers.fetchExpiry = .milliseconds(200)
+            let producer = try NATSBridge(
+                bus: EventBus(label: "producer"), events: try registry(), server: server.url,
+                configuration: configuration, logger: quietLogger)
+            let producing = Task { try await producer.run() }
+            try await producer.waitUntilRunning()
+            for id in 1...2 { try await producer.publishAndWait(OrderPlaced(orderID: id, customerID: 1, amount: 1)) }
+
+            let bus = EventBus(label: "worker")
+            // Registered before the receiver, so it runs before the dispatch reaches the full
+            // mailbox: for each imported order, whether its dispatch ran in a task.
+            let dispatchedInTask = Collected<Bool>()
+            bus.listen(OrderPlaced.self, executeOn: .synchronous) { @Sendable _, _ in
+                dispatchedInTask.append(withUnsafeCurrentTask { $0 != nil })
+            }
+            let receiver = WaitingReceiver(bus: bus)
+            bus.queue(Hold())
+            #expect(await poll(timeout: .seconds(5)) { receiver.holds.values.count == 1 }, "the receiver never ran")
+            bus.queue(Hold())  // fills its mailbox: the next dispatch to it waits
+
+            let worker = try NATSBridge(
+                bus: bus, events: try registry(), server: server.url, configuration: configuration,
+                logger: quietLogger)
+            try worker.importEvents(OrderPlaced.self, mode: .group("workers"))
+            let running = Task { try await worker.run() }
+            try await worker.waitUntilRunning()
+            // The first order's dispatch has passed the synchronous listener and waits for room.
+            #expect(await poll(timeout: .seconds(10)) { !dispatchedInTask.values.isEmpty }, "nothing was imported")
+            #expect(dispatchedInTask.values == [false], "the import waits in a task: \(dispatchedInTask.values)")
+            #expect(worker.statistics.handled == 0 && receiver.orders.values.isEmpty, "\(worker.statistics)")
+
+            receiver.open()
+            #expect(await poll(timeout: .seconds(10)) { worker.statistics.handled == 2 }, "\(worker.statistics)")
+            #expect(receiver.orders.values == [1, 2])
+            #expect(dispatchedInTask.values == [false, false])
+            #expect(worker.statistics.retried == 0 && worker.statistics.refusedByBus == 0, "\(worker.statistics)")
+
+            worker.shutdown()
+            producer.shutdown()
+            let stopped = await outcome(within: .seconds(10)) {
+                try await running.value
+                try await producing.value
+            }
+            #expect("\(stopped)" == "returned", "the bridges' shutdown \(stopped)")
+            await bus.shutdown()
+        }
+    }
+}
