@@ -18,43 +18,15 @@ import Testing
 /// import goes on.
 @Suite("X8: a full mailbox on the bus under its bridge", .serialized, .timeLimit(.minutes(2)))
 struct FullMailboxImportTests {
-    /// A local event that holds the receiver's thread.
-    struct Hold: Eventable {}
-
-    /// Holds 1 waiting event and refuses more. Its first `Hold` blocks its thread until
-    /// ``open()``; a second `Hold` then fills its mailbox.
-    final class FullReceiver: EventThread, @unchecked Sendable {  // its state is the thread-safe gate and lists
+    /// Refuses more than 1 waiting event (``HeldReceiver``).
+    final class FullReceiver: HeldReceiver, @unchecked Sendable {  // its state is its base class's
         override class var mailboxPolicy: EventMailboxPolicy { .bounded(capacity: 1, whenFull: .failDispatch) }
-        private let gate = DispatchSemaphore(value: 0)
-        let holds = Collected<Int>()
-        /// The orders it got: dispatched as such (`importEvents`), or as the bridge's own
-        /// delivery type (what `listen` dispatches).
-        let orders = Collected<Int>()
-
-        override func registerEventListeners() {
-            addEventCallback(Hold.self) { [unowned self] (_: Hold, _: EventMetadata) in
-                holds.append(1)
-                if holds.values.count == 1 { gate.wait() }
-            }
-            addEventCallback(OrderPlaced.self) { [unowned self] (order: OrderPlaced, _: EventMetadata) in
-                orders.append(order.orderID)
-            }
-            addEventCallback(_BridgedDelivery<OrderPlaced>.self) {
-                [unowned self] (delivery: _BridgedDelivery<OrderPlaced>, _: EventMetadata) in
-                orders.append(delivery.event.orderID)
-            }
-        }
-
-        /// Lets the first `Hold` return.
-        func open() { gate.signal() }
     }
 
     /// A receiver whose thread is held and whose mailbox is full (checked: one more event is refused).
     static func fullReceiver(on bus: EventBus) async throws -> FullReceiver {
         let receiver = FullReceiver(bus: bus)
-        bus.queue(Hold())
-        #expect(await poll(timeout: .seconds(5)) { receiver.holds.values.count == 1 }, "the receiver never ran")
-        bus.queue(Hold())
+        #expect(await receiver.fill(on: bus), "the receiver never ran")
         let refusal = #expect(throws: EventDrivenError.self) { try bus.tryDispatch(Hold()) }
         #expect(refusal?.code == .mailboxFull, "the receiver's mailbox is not full")
         return receiver

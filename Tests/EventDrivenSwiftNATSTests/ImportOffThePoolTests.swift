@@ -15,31 +15,11 @@ import Testing
 /// import's own, and the import still completes once the receiver makes room.
 @Suite("X8: importing into a receiver that makes its producer wait", .serialized, .timeLimit(.minutes(2)))
 struct ImportOffThePoolTests {
-    /// A local event that holds the receiver's thread.
-    struct Hold: Eventable {}
-
-    /// Holds 1 waiting event and makes producers wait for room. Its first `Hold` blocks its
-    /// thread until ``open()``; a second `Hold` then fills its mailbox.
-    final class WaitingReceiver: EventThread, @unchecked Sendable {  // its state is the thread-safe gate and lists
+    /// Makes producers wait for room beyond 1 waiting event (``HeldReceiver``).
+    final class WaitingReceiver: HeldReceiver, @unchecked Sendable {  // its state is its base class's
         override class var mailboxPolicy: EventMailboxPolicy {
             .bounded(capacity: 1, whenFull: .blockProducer(timeout: nil))
         }
-        private let gate = DispatchSemaphore(value: 0)
-        let holds = Collected<Int>()
-        let orders = Collected<Int>()
-
-        override func registerEventListeners() {
-            addEventCallback(Hold.self) { [unowned self] (_: Hold, _: EventMetadata) in
-                holds.append(1)
-                if holds.values.count == 1 { gate.wait() }
-            }
-            addEventCallback(OrderPlaced.self) { [unowned self] (order: OrderPlaced, _: EventMetadata) in
-                orders.append(order.orderID)
-            }
-        }
-
-        /// Lets the first `Hold` return.
-        func open() { gate.signal() }
     }
 
     @Test("the dispatch that waits for room runs outside any task, and the import completes once there is room")
@@ -64,9 +44,8 @@ struct ImportOffThePoolTests {
                 dispatchedInTask.append(withUnsafeCurrentTask { $0 != nil })
             }
             let receiver = WaitingReceiver(bus: bus)
-            bus.queue(Hold())
-            #expect(await poll(timeout: .seconds(5)) { receiver.holds.values.count == 1 }, "the receiver never ran")
-            bus.queue(Hold())  // fills its mailbox: the next dispatch to it waits
+            // Its mailbox full: the next dispatch to it waits.
+            #expect(await receiver.fill(on: bus), "the receiver never ran")
 
             let worker = try NATSBridge(
                 bus: bus, events: try registry(), server: server.url, configuration: configuration,
