@@ -91,13 +91,7 @@ struct FullMailboxImportTests {
             #expect(busErrors.values.isEmpty, "\(busErrors.values)")
 
             receiver.open()
-            worker.shutdown()
-            producer.shutdown()
-            let stopped = await outcome(within: .seconds(10)) {
-                try await running.value
-                try await producing.value
-            }
-            #expect("\(stopped)" == "returned", "the bridges' shutdown \(stopped)")
+            await expectShutDown([worker, producer], runs: [running, producing])
             await bus.shutdown()
         }
     }

@@ -64,13 +64,7 @@ struct ImportOffThePoolTests {
             #expect(dispatchedInTask.values == [false, false])
             #expect(worker.statistics.retried == 0 && worker.statistics.refusedByBus == 0, "\(worker.statistics)")
 
-            worker.shutdown()
-            producer.shutdown()
-            let stopped = await outcome(within: .seconds(10)) {
-                try await running.value
-                try await producing.value
-            }
-            #expect("\(stopped)" == "returned", "the bridges' shutdown \(stopped)")
+            await expectShutDown([worker, producer], runs: [running, producing])
             await bus.shutdown()
         }
     }

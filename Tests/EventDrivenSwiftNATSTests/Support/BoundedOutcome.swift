@@ -1,6 +1,10 @@
 // This source file is part of EventDrivenSwift, released under the MIT License.
 // See LICENSE at the root of the repository for the license text.
 
+import Testing
+
+@testable import EventDrivenSwiftNATS
+
 /// What a call did within a bounded wait: returned, threw, or had not finished.
 enum BoundedOutcome: Sendable, CustomStringConvertible {
     case returned
@@ -40,4 +44,16 @@ func outcome(within limit: Duration, _ body: @escaping @Sendable () async throws
         return .unfinished
     }
     return first
+}
+
+/// Shuts each of `bridges` down and expects every one's `run()` task (`runs`) to return within
+/// 10 s.
+func expectShutDown(
+    _ bridges: [NATSBridge], runs: [Task<Void, any Error>], sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    for bridge in bridges { bridge.shutdown() }
+    let stopped = await outcome(within: .seconds(10)) {
+        for run in runs { try await run.value }
+    }
+    #expect("\(stopped)" == "returned", "the bridges' shutdown \(stopped)", sourceLocation: sourceLocation)
 }
