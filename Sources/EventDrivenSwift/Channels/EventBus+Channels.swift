@@ -39,7 +39,7 @@ extension EventBus {
         isolation: (any Actor)? = #isolation,
         _ handler: @escaping @Sendable (Message) -> Void
     ) -> ChannelSubscription {
-        _subscribe(channel.identity, _ChannelMessage<Message>.self, on: context, isolation: isolation) { _, event in
+        _subscribe(channel.identity, _ChannelMessage<Message>.self, on: context, isolation: isolation) { event, _ in
             handler(_project(event, as: _ChannelMessage<Message>.self).message)
         }
     }
@@ -61,18 +61,37 @@ extension EventBus {
     }
 
     /// ``subscribe(_:on:isolation:_:)`` with the handler built, in the caller's module, for the
-    /// channel's message type (``_project(_:as:)``), as a listener's is.
+    /// channel's message type (``_project(_:as:)``), as a listener's is; the handler is the
+    /// subscription's, with no handle made for each message.
+    @usableFromInline
+    func _subscribe(
+        _ channel: _ChannelKey, _ messageType: any Eventable.Type, on context: DeliveryContext,
+        isolation: (any Actor)?, _ handler: @escaping @Sendable (any Eventable, EventMetadata) -> Void
+    ) -> ChannelSubscription {
+        subscribe(channel, messageType, on: context, isolation: isolation) { _ in _ErasedHandler(handler: handler) }
+    }
+
+    /// ``subscribe(_:on:isolation:_:)`` for a handler that takes its own subscription: one
+    /// ``ChannelSubscription`` is made for each message.
     @usableFromInline
     func _subscribe(
         _ channel: _ChannelKey, _ messageType: any Eventable.Type, on context: DeliveryContext,
         isolation: (any Actor)?, _ handler: @escaping @Sendable (ChannelSubscription, any Eventable) -> Void
     ) -> ChannelSubscription {
+        subscribe(channel, messageType, on: context, isolation: isolation) { reference in
+            // Running, so not freed: the handle needs no look at the subscription.
+            _ErasedHandler(handler: { event, _ in handler(ChannelSubscription(reference), event) })
+        }
+    }
+
+    private func subscribe(
+        _ channel: _ChannelKey, _ messageType: any Eventable.Type, on context: DeliveryContext,
+        isolation: (any Actor)?, handlers: (_SubscriptionReference) -> _ErasedHandler
+    ) -> ChannelSubscription {
         let reference = _SubscriptionReference()
         let subscription = _Subscription(
             messageType, owner: nil, target: target(for: context, isolation: isolation), interest: .all,
-            channel: channel, registrar: self,
-            // Running, so not freed: the handle needs no look at the subscription.
-            handlers: _ErasedHandler(handler: { event, _ in handler(ChannelSubscription(reference), event) }))
+            channel: channel, registrar: self, handlers: handlers(reference))
         reference.attach(subscription)
         register(subscription)
         return ChannelSubscription(reference)

@@ -153,7 +153,7 @@ extension EventBus {
         isolation: (any Actor)? = #isolation,
         _ handler: @escaping @Sendable (Value) -> Void
     ) -> ChannelSubscription {
-        _subscribe(state.name, _StateChange<Value>.self, on: context, isolation: isolation) { _, change in
+        _subscribe(state.name, _StateChange<Value>.self, on: context, isolation: isolation) { change, _ in
             handler(_project(change, as: _StateChange<Value>.self).value)
         }
     }
@@ -174,18 +174,37 @@ extension EventBus {
     }
 
     /// ``subscribe(_:on:isolation:_:)`` with the handler built, in the caller's module, for the
-    /// state's value type (``_project(_:as:)``), as a channel subscriber's is.
+    /// state's value type (``_project(_:as:)``), as a channel subscriber's is; the handler is the
+    /// subscription's, with no handle made for each change.
+    @usableFromInline
+    func _subscribe(
+        _ state: _ChannelName, _ changeType: any Eventable.Type, on context: DeliveryContext, isolation: (any Actor)?,
+        _ handler: @escaping @Sendable (any Eventable, EventMetadata) -> Void
+    ) -> ChannelSubscription {
+        subscribe(state, changeType, on: context, isolation: isolation) { _ in _ErasedHandler(handler: handler) }
+    }
+
+    /// ``subscribe(_:on:isolation:_:)`` for a handler that takes its own subscription: one
+    /// ``ChannelSubscription`` is made for each change.
     @usableFromInline
     func _subscribe(
         _ state: _ChannelName, _ changeType: any Eventable.Type, on context: DeliveryContext, isolation: (any Actor)?,
         _ handler: @escaping @Sendable (ChannelSubscription, any Eventable) -> Void
     ) -> ChannelSubscription {
+        subscribe(state, changeType, on: context, isolation: isolation) { reference in
+            _ErasedHandler(handler: { change, _ in handler(ChannelSubscription(reference), change) })
+        }
+    }
+
+    private func subscribe(
+        _ state: _ChannelName, _ changeType: any Eventable.Type, on context: DeliveryContext, isolation: (any Actor)?,
+        handlers: (_SubscriptionReference) -> _ErasedHandler
+    ) -> ChannelSubscription {
         let reference = _SubscriptionReference()
         // The reference holds the subscription until it ends (``_SubscriptionReference``).
         _ = subscribeState(
             state.identity, changeType, target: target(for: context, isolation: isolation), registrar: self,
-            prepare: { reference.attach($0) },
-            handlers: _ErasedHandler(handler: { change, _ in handler(ChannelSubscription(reference), change) }))
+            prepare: { reference.attach($0) }, handlers: handlers(reference))
         return ChannelSubscription(reference)
     }
 
