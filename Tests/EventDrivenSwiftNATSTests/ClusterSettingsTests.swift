@@ -200,16 +200,8 @@ extension NATSServerTests {
     func heartbeatsFromARealServer() async throws {
         try await withNATSServer { server in
             let client = try await connectedClient(server)
-            let jetStream = JetStream(client: client)
-            try await jetStream.createStream(
-                JetStreamStreamConfiguration(
-                    name: "IDLE", subjects: ["idle.>"], storage: .memory, duplicateWindow: 120_000_000_000))
-            let consumer = try await jetStream.createConsumer(
-                stream: "IDLE",
-                JetStreamConsumerConfiguration(
-                    durableName: "idle", deliverPolicy: "all", ackWait: 30_000_000_000, maxDeliver: 5,
-                    filterSubject: "idle.x", maxAckPending: 1_000))
-            let subscription = try JetStreamPullSubscription(jetStream: jetStream, stream: "IDLE", consumer: consumer)
+            let subscription = try await pullSubscription(
+                JetStream(client: client), stream: "IDLE", prefix: "idle", durable: "idle")
             let started = ContinuousClock.now
             // Heartbeats every second, the request lost after two seconds without one.
             try await subscription.fetch(batch: 10, expires: .seconds(4))

@@ -86,17 +86,8 @@ extension NATSServerTests {
     func requestAccepted(expiryNanoseconds: Int64) async throws {
         try await withNATSServer { server in
             let client = try await connectedClient(server)
-            let jetStream = JetStream(client: client)
-            try await jetStream.createStream(
-                JetStreamStreamConfiguration(
-                    name: "PULL", subjects: ["pull.>"], storage: .memory, duplicateWindow: 120_000_000_000))
-            _ = try await jetStream.publish(ByteBuffer(string: "1"), to: "pull.x", headers: nil)
-            let consumer = try await jetStream.createConsumer(
-                stream: "PULL",
-                JetStreamConsumerConfiguration(
-                    durableName: "pull", deliverPolicy: "all", ackWait: 30_000_000_000, maxDeliver: 5,
-                    filterSubject: "pull.x", maxAckPending: 1_000))
-            let subscription = try JetStreamPullSubscription(jetStream: jetStream, stream: "PULL", consumer: consumer)
+            let subscription = try await pullSubscription(
+                JetStream(client: client), stream: "PULL", prefix: "pull", durable: "pull", messages: ["1"])
             // A request the server refused (heartbeat above half the expiry) would bring a 400, no message.
             let fetched = await outcome(within: .seconds(10)) {
                 try await subscription.fetch(batch: 1, expires: .nanoseconds(expiryNanoseconds))

@@ -14,20 +14,9 @@ extension NATSServerTests {
     func pullQueueIsBounded() async throws {
         try await withNATSServer { server in
             let client = try await connectedClient(server)
-            let jetStream = JetStream(client: client)
-            try await jetStream.createStream(
-                JetStreamStreamConfiguration(
-                    name: "BOUND", subjects: ["bound.>"], storage: .memory, duplicateWindow: 120_000_000_000))
-            for index in 0..<10 {
-                _ = try await jetStream.publish(ByteBuffer(string: "\(index)"), to: "bound.x", headers: nil)
-            }
-            let consumer = try await jetStream.createConsumer(
-                stream: "BOUND",
-                JetStreamConsumerConfiguration(
-                    durableName: "bounded", deliverPolicy: "all", ackWait: 30_000_000_000, maxDeliver: 5,
-                    filterSubject: "bound.x", maxAckPending: 1_000))
-            let subscription = try JetStreamPullSubscription(
-                jetStream: jetStream, stream: "BOUND", consumer: consumer, capacity: 3)
+            let subscription = try await pullSubscription(
+                JetStream(client: client), stream: "BOUND", prefix: "bound", durable: "bounded",
+                messages: (0..<10).map { "\($0)" }, capacity: 3)
             try await subscription.fetch(batch: 10, expires: .seconds(1))
             let first = await subscription.nextMessages()
             #expect(first.count == 3)
