@@ -84,6 +84,7 @@ extension EventBus {
         }
     }
 
+    /// Registers a subscription of `channel` with the handler `handlers` makes for its reference.
     private func subscribe(
         _ channel: _ChannelKey, _ messageType: any Eventable.Type, on context: DeliveryContext,
         isolation: (any Actor)?, handlers: (_SubscriptionReference) -> _ErasedHandler

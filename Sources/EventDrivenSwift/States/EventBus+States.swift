@@ -196,6 +196,7 @@ extension EventBus {
         }
     }
 
+    /// Registers a subscription of `state` with the handler `handlers` makes for its reference.
     private func subscribe(
         _ state: _ChannelName, _ changeType: any Eventable.Type, on context: DeliveryContext, isolation: (any Actor)?,
         handlers: (_SubscriptionReference) -> _ErasedHandler
