@@ -146,10 +146,7 @@ struct PullRequestTests {
     func missedHeartbeats() async throws {
         let server = try await ScriptedNATSServer()
         defer { Task { await server.shutdown() } }
-        let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
-        try await client.connect()
-        let subscription = try JetStreamPullSubscription(
-            jetStream: JetStream(client: client), stream: "S", consumer: "C")
+        let (client, subscription) = try await pullSubscription(scriptedBy: server)
         let started = ContinuousClock.now
         try await subscription.fetch(batch: 10, expires: .seconds(8))
         let elapsed = ContinuousClock.now - started
@@ -176,10 +173,7 @@ struct PullRequestTests {
             return nil
         })
         defer { Task { await server.shutdown() } }
-        let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
-        try await client.connect()
-        let subscription = try JetStreamPullSubscription(
-            jetStream: JetStream(client: client), stream: "S", consumer: "C")
+        let (client, subscription) = try await pullSubscription(scriptedBy: server)
         try await client.flush()
         let deadline = ContinuousClock.now + .milliseconds(1_600)
         var fetches = 0

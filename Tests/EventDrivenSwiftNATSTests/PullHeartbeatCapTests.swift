@@ -35,10 +35,7 @@ extension PullRequestTests {
             return nil
         })
         defer { Task { await server.shutdown() } }
-        let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
-        try await client.connect()
-        let subscription = try JetStreamPullSubscription(
-            jetStream: JetStream(client: client), stream: "S", consumer: "C")
+        let (client, subscription) = try await pullSubscription(scriptedBy: server)
         try await client.flush()
         let fetched = await outcome(within: .seconds(10)) {
             try await subscription.fetch(batch: 1, expires: .seconds(expirySeconds))
@@ -58,10 +55,7 @@ extension PullRequestTests {
     func longRequestToSilentServer() async throws {
         let server = try await ScriptedNATSServer()
         defer { Task { await server.shutdown() } }
-        let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
-        try await client.connect()
-        let subscription = try JetStreamPullSubscription(
-            jetStream: JetStream(client: client), stream: "S", consumer: "C")
+        let (client, subscription) = try await pullSubscription(scriptedBy: server)
         let started = ContinuousClock.now
         // Two heartbeats (5 s) missed: lost after 10 to 15 s without a word (the watchdog looks
         // every 5 s), with room for a loaded machine; before the cap, after 300 s.

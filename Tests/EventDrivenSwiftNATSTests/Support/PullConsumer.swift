@@ -25,3 +25,11 @@ func pullSubscription(
             filterSubject: "\(prefix).x", maxAckPending: 1_000))
     return try JetStreamPullSubscription(jetStream: jetStream, stream: stream, consumer: consumer, capacity: capacity)
 }
+
+/// A client connected to the scripted `server` and a pull subscription of stream `S`, consumer
+/// `C` (names the scripted answers do not check).
+func pullSubscription(scriptedBy server: ScriptedNATSServer) async throws -> (NATSClient, JetStreamPullSubscription) {
+    let client = NATSClient(configuration: try NATSClientConfiguration(server: server.url), logger: quietLogger)
+    try await client.connect()
+    return (client, try JetStreamPullSubscription(jetStream: JetStream(client: client), stream: "S", consumer: "C"))
+}
