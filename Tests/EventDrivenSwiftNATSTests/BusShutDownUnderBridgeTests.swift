@@ -135,6 +135,11 @@ struct BusShutDownUnderBridgeTests {
             let listener = bus.listen(OrderPlaced.self, executeOn: .listenerThread) { event, _ in
                 handled.append(event.orderID)
             }
+            // Registered after it, so it runs once the imported event waits in the listener's
+            // mailbox: a route hands an event to its subscriptions in registration order. The
+            // import dispatches from a queue of its own, after the message was counted received.
+            let dispatched = Collected<Int>()
+            bus.listen(OrderPlaced.self, executeOn: .synchronous) { event, _ in dispatched.append(event.orderID) }
             // A local event keeps the listener thread busy until the shutdown has removed the
             // imported event's listener, so that the imported event, waiting behind it, is
             // discarded (another listener's removal is no signal: the shutdown removes them in
@@ -152,7 +157,9 @@ struct BusShutDownUnderBridgeTests {
             let producing = Task { try await producer.run() }
             try await producer.waitUntilRunning()
             try await producer.publishAndWait(OrderPlaced(orderID: 1, customerID: 1, amount: 1))
-            #expect(await poll(timeout: .seconds(5)) { worker.statistics.received == 1 }, "\(worker.statistics)")
+            #expect(
+                await poll(timeout: .seconds(5)) { worker.statistics.received == 1 && dispatched.values == [1] },
+                "\(worker.statistics)")
 
             await bus.shutdown(immediately: true)
             #expect(!listener.isActive && bus.statistics.discarded == 1 && handled.values.isEmpty, "\(bus.statistics)")
