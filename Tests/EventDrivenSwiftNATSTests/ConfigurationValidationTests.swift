@@ -40,7 +40,10 @@ struct ConfigurationValidationTests {
         }
         for expiry in [Duration.zero, .seconds(-1)] {
             add("fetchExpiry \(expiry)") { $0.consumers.fetchExpiry = expiry }
+            add("reopenDelay \(expiry)") { $0.consumers.reopenDelay = expiry }
         }
+        let belowReopenDelay = Duration.milliseconds(50)
+        add("maxReopenDelay \(belowReopenDelay)") { $0.consumers.maxReopenDelay = belowReopenDelay }
         return cases
     }
 
@@ -65,6 +68,8 @@ struct ConfigurationValidationTests {
         valid.prefix = "a.b-c_d"
         valid.streamName = "EDS_2-x"
         valid.consumers.fetchExpiry = .nanoseconds(1)
+        valid.consumers.reopenDelay = .nanoseconds(1)
+        valid.consumers.maxReopenDelay = .nanoseconds(1)
         #expect(throws: Never.self) { try valid.validate() }
         _ = try NATSBridge(
             bus: EventBus(label: "validation"), events: try registry(), server: "nats://127.0.0.1:1",

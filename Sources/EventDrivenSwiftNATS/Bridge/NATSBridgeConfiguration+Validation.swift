@@ -5,7 +5,8 @@ extension NATSBridgeConfiguration {
     /// Throws unless the bridge can work with this configuration: ``prefix`` (and a dead-letter
     /// stream's `subjectPrefix`) is one or more dot-separated subject tokens without wildcards,
     /// whitespace or control bytes; ``streamName`` (and a dead-letter stream's name) is a name
-    /// JetStream takes; ``Consumers/fetchExpiry`` is above zero.
+    /// JetStream takes; ``Consumers/fetchExpiry`` and ``Consumers/reopenDelay`` are above zero, and
+    /// ``Consumers/maxReopenDelay`` is not below ``Consumers/reopenDelay``.
     ///
     /// ``NATSBridge/init(bus:events:server:configuration:logger:)`` and ``NATSBridge/run()``
     /// call it, so that such a value is refused before anything is sent.
@@ -36,6 +37,13 @@ extension NATSBridgeConfiguration {
         }
         if consumers.fetchExpiry <= .zero {
             return "fetchExpiry \(consumers.fetchExpiry) is not above zero: no fetch could wait for a message"
+        }
+        if consumers.reopenDelay <= .zero {
+            return "reopenDelay \(consumers.reopenDelay) is not above zero: a consumer lost at every fetch would be "
+                + "opened again at full speed"
+        }
+        if consumers.maxReopenDelay < consumers.reopenDelay {
+            return "maxReopenDelay \(consumers.maxReopenDelay) is below reopenDelay \(consumers.reopenDelay)"
         }
         return nil
     }

@@ -38,9 +38,26 @@ public struct NATSBridgeConfiguration: Sendable {
         /// (``NATSImportMode/durableBroadcast(_:)``) that nobody uses: an instance away longer
         /// starts afresh. 7 days by default.
         public var durableBroadcastInactiveThreshold: Duration = .seconds(7 * 24 * 3_600)
+        /// How long the importer waits before it opens a consumer again that the server lost
+        /// soon after it was opened (`409 Consumer Deleted` at every fetch); each such loss in a
+        /// row doubles the wait, up to ``maxReopenDelay``. A consumer kept longer than twice
+        /// ``maxReopenDelay`` is opened again at once. A stop cuts the wait short. 100 ms by
+        /// default; it must be above zero.
+        public var reopenDelay: Duration = .milliseconds(100)
+        /// The longest wait before a lost consumer is opened again (see ``reopenDelay``). 2 s by
+        /// default; it must not be below ``reopenDelay``.
+        public var maxReopenDelay: Duration = .seconds(2)
 
         /// The defaults.
         public init() {}
+
+        /// The wait before the next open after `losses` consumers lost in a row: ``reopenDelay``
+        /// doubled for each loss after the first, at most ``maxReopenDelay``.
+        func reopenDelay(afterLosses losses: Int) -> Duration {
+            var delay = reopenDelay
+            for _ in 1..<min(max(losses, 1), 32) where delay < maxReopenDelay { delay = delay * 2 }
+            return min(delay, maxReopenDelay)
+        }
     }
 
     /// The subject prefix: events travel on `<prefix>.<event name>`. One or more dot-separated

@@ -60,6 +60,8 @@ final class _Importer: Sendable {
     /// Hands a batch to the local handlers, which finish each of its slots.
     private let settle: @Sendable (_BatchSettlement) async -> Void
     private let held = NIOLockedValueBox(Held())
+    /// The waits before a consumer is opened again, which a stop cuts short.
+    private let pauses = _StoppableWait()
 
     init(
         entry: NATSEventRegistry.Entry, mode: NATSImportMode, transport: any EventTransport,
@@ -94,7 +96,7 @@ final class _Importer: Sendable {
         // Consumers lost in a row, each soon after it was opened: the next open waits first.
         var lostInARow = 0
         while !isStopping {
-            if lostInARow > 0 { await pause(Self.reopenDelay(afterLosses: lostInARow)) }
+            if lostInARow > 0 { await pauses.wait(configuration.consumers.reopenDelay(afterLosses: lostInARow)) }
             guard !isStopping else { break }
             let opened = ContinuousClock.now
             let consumer: any TransportConsumer
@@ -107,7 +109,7 @@ final class _Importer: Sendable {
                     return
                 }
                 logger.warning("cannot open the consumer for \(entry.name): \(error); retrying")
-                try? await Task.sleep(for: .milliseconds(500))
+                await pauses.wait(.milliseconds(500))
                 continue
             }
             if isFirst { ready(.success(())) }
@@ -140,25 +142,11 @@ final class _Importer: Sendable {
             held.withLockedValue { $0.consumer = nil }
             // A server that deletes the consumer at every fetch (409 Consumer Deleted) is not
             // asked again at full speed; one that kept it a while is.
-            if consumer.isLost, ContinuousClock.now - opened < Self.reopenDelay(afterLosses: .max) * 2 {
+            if consumer.isLost, ContinuousClock.now - opened < configuration.consumers.maxReopenDelay * 2 {
                 lostInARow += 1
             } else {
                 lostInARow = 0
             }
-        }
-    }
-
-    /// How long to wait before opening a consumer again after `losses` lost in a row: 100 ms,
-    /// doubling, at most 2 s.
-    static func reopenDelay(afterLosses losses: Int) -> Duration {
-        min(.milliseconds(100) * (1 << min(max(losses, 1) - 1, 5)), .seconds(2))
-    }
-
-    /// Waits `duration`, or less once ``stop()`` was called: checked every 50 ms.
-    private func pause(_ duration: Duration) async {
-        let end = ContinuousClock.now + duration
-        while !isStopping, ContinuousClock.now < end {
-            try? await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
         }
     }
 
@@ -173,6 +161,7 @@ final class _Importer: Sendable {
             return (held.waiter, held.round)
         }
         waiter?.resume()
+        pauses.stop()
         Task { [weak self] in
             try? await Task.sleep(for: Self.stopGrace)
             self?.finishConsumer(round: round)
