@@ -58,7 +58,8 @@ extension ConfigurationExtremesTests {
             let stopped = await outcome(within: .seconds(6)) { try await running.value }
             let elapsed = ContinuousClock.now - started
             #expect("\(stopped)" == "returned", "the shutdown \(stopped) after \(elapsed)")
-            #expect(elapsed < .seconds(4), "the shutdown took \(elapsed)")
+            // The stop's grace for an outstanding fetch is 2 s; the rest is room for a loaded machine.
+            #expect(elapsed < .seconds(5), "the shutdown took \(elapsed)")
         }
     }
 }

@@ -88,10 +88,11 @@ struct ConfigurationValidationTests {
                 )
                 try bridge.listen(OrderPlaced.self, mode: .group("workers")) { _, _ in }
                 let started = ContinuousClock.now
-                let run = await outcome(within: .seconds(3)) { try await bridge.run() }
+                let run = await outcome(within: .seconds(4)) { try await bridge.run() }
                 let elapsed = ContinuousClock.now - started
                 #expect(run.error.map { Self.names($0, value) } == true, "\(value): run() \(run) after \(elapsed)")
-                #expect(elapsed < .seconds(1), "\(value): \(run) after \(elapsed)")
+                // Well under the JetStream API's 5 s timeout, with room for a loaded machine.
+                #expect(elapsed < .seconds(3), "\(value): \(run) after \(elapsed)")
                 #expect(client.statistics.connects == 0, "\(value): the client connected")
                 let waited = await outcome(within: .seconds(1)) { try await bridge.waitUntilRunning() }
                 #expect(waited.error.map { Self.names($0, value) } == true, "\(value): waitUntilRunning \(waited)")
