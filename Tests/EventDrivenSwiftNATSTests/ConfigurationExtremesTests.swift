@@ -34,7 +34,7 @@ struct ConfigurationExtremesTests {
 
 extension ConfigurationExtremesTests {
     @Test(
-        "a fetch expiry of 1,000 years with fetchBatch 0: the event is handled, and the bridge stops within its 2 s grace"
+        "a fetch expiry of 1,000 years with fetchBatch 0: the event is handled, and the bridge stops after its 2 s grace, without waiting for the fetch"
     )
     func hugeFetchExpiryStops() async throws {
         try await withNATSServer { server in
@@ -55,11 +55,13 @@ extension ConfigurationExtremesTests {
             // does not wait for it.
             worker.shutdown()
             let started = ContinuousClock.now
-            let stopped = await outcome(within: .seconds(6)) { try await running.value }
+            let stopped = await outcome(within: .seconds(60)) { try await running.value }
             let elapsed = ContinuousClock.now - started
             #expect("\(stopped)" == "returned", "the shutdown \(stopped) after \(elapsed)")
-            // The stop's grace for an outstanding fetch is 2 s; the rest is room for a loaded machine.
-            #expect(elapsed < .seconds(5), "the shutdown took \(elapsed)")
+            // The stop's grace for an outstanding fetch is 2 s. The bound leaves room for a loaded
+            // machine (in a full `swift test` run, CPU-bound tests beside it made this shutdown
+            // take 5.6 s): what it tells apart is a shutdown that waits for the fetch.
+            #expect(elapsed < .seconds(30), "the shutdown took \(elapsed)")
         }
     }
 }

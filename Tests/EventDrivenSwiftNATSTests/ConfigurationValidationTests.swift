@@ -94,7 +94,7 @@ struct ConfigurationValidationTests {
                 // Well under the JetStream API's 5 s timeout, with room for a loaded machine.
                 #expect(elapsed < .seconds(3), "\(value): \(run) after \(elapsed)")
                 #expect(client.statistics.connects == 0, "\(value): the client connected")
-                let waited = await outcome(within: .seconds(1)) { try await bridge.waitUntilRunning() }
+                let waited = await outcome(within: .seconds(10)) { try await bridge.waitUntilRunning() }
                 #expect(waited.error.map { Self.names($0, value) } == true, "\(value): waitUntilRunning \(waited)")
                 bridge.shutdown()
                 _ = await outcome(within: .seconds(5)) { try await bridge.run() }
@@ -117,7 +117,7 @@ struct ConfigurationValidationTests {
             let bridge = NATSBridge(
                 bus: EventBus(label: "validation"), events: try registry(), configuration: configuration,
                 transport: NATSJetStreamTransport(client: client, configuration: configuration), logger: quietLogger)
-            let published = await outcome(within: .seconds(2)) {
+            let published = await outcome(within: .seconds(10)) {
                 try await bridge.publishAndWait(OrderPlaced(orderID: 1, customerID: 1, amount: 1))
             }
             guard case .publishFailed(_, let event, let reason) = published.error as? NATSBridgeError else {

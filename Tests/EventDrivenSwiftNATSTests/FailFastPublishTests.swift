@@ -44,7 +44,7 @@ struct FailFastPublishTests {
             #expect(throws: NATSError.payloadTooLarge(size: 16_384 + 18, limit: 16_384)) {
                 try client.publish(exact, to: "big", headers: headers)
             }
-            let refused = await outcome(within: .seconds(2)) {
+            let refused = await outcome(within: .seconds(10)) {
                 _ = try await client.request(big, to: "big", timeout: .seconds(1))
             }
             #expect(refused.error as? NATSError == .payloadTooLarge(size: 16_385, limit: 16_384), "\(refused)")
@@ -69,7 +69,7 @@ struct FailFastPublishTests {
             let running = Task { try await bridge.run() }
             try await bridge.waitUntilRunning()
             let client = try #require((bridge.transport as? NATSJetStreamTransport)?.client)
-            let published = await outcome(within: .seconds(3)) {
+            let published = await outcome(within: .seconds(10)) {
                 try await bridge.publishAndWait(Note(id: 1, text: Self.bigText))
             }
             guard case .publishFailed(_, let event, let reason) = published.error as? NATSBridgeError else {
@@ -124,7 +124,7 @@ struct FailFastPublishTests {
             try await bridge.publishAndWait(Note(id: 1, text: "a"))
             bridge.shutdown()
             try await running.value
-            let published = await outcome(within: .seconds(3)) {
+            let published = await outcome(within: .seconds(10)) {
                 try await bridge.publishAndWait(Note(id: 2, text: "b"))
             }
             #expect(published.error as? NATSBridgeError == .notRunning, "\(published)")

@@ -104,7 +104,7 @@ struct FailoverTests {
         let started = ContinuousClock.now
         await #expect(throws: NATSError.self) { try await waiting.connect() }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(400) && elapsed < .seconds(3), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(400) && elapsed < .seconds(30), "\(elapsed)")
     }
 }
 
