@@ -43,7 +43,10 @@ public final class EventBusMetrics: EventInterceptor {
     }
 
     private let factory: any MetricsFactory
-    private let depthSamplingInterval: Duration
+    /// How often the mailbox depth gauge is sampled: the interval given to the initializer,
+    /// kept between 1 ms (less would sample without pause) and `Int64.max` nanoseconds, about
+    /// 292 years (`Task.sleep` traps beyond).
+    public let depthSamplingInterval: Duration
     private let counters = LockedValue<[Key: _MadeOnce<Counter>]>([:])
     private let timers = LockedValue<[Key: _MadeOnce<CoreMetrics.Timer>]>([:])
     private let gauges = LockedValue<[Key: _MadeOnce<Gauge>]>([:])
@@ -53,10 +56,11 @@ public final class EventBusMetrics: EventInterceptor {
     /// - Parameters:
     ///   - factory: Where the metrics are made; by default the one `MetricsSystem` was
     ///     bootstrapped with.
-    ///   - depthSamplingInterval: How often the mailbox depth gauge is sampled.
+    ///   - depthSamplingInterval: How often the mailbox depth gauge is sampled; values below
+    ///     1 ms count as 1 ms, values beyond `Int64.max` nanoseconds (about 292 years) as that.
     public init(factory: any MetricsFactory = MetricsSystem.factory, depthSamplingInterval: Duration = .seconds(1)) {
         self.factory = factory
-        self.depthSamplingInterval = depthSamplingInterval
+        self.depthSamplingInterval = min(max(depthSamplingInterval, .milliseconds(1)), .nanoseconds(Int64.max))
     }
 
     // MARK: EventInterceptor

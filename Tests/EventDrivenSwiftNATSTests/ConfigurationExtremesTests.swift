@@ -21,6 +21,23 @@ struct ConfigurationExtremesTests {
         #expect(Duration.milliseconds(1_500).saturatingNanoseconds == 1_500_000_000)
     }
 
+    @Test("a configured wait of any length is slept without a trap: at most Int64.max nanoseconds, at least zero")
+    func sleepableDurations() async {
+        #expect(Duration.seconds(Int64.max).sleepable == .nanoseconds(Int64.max))
+        #expect(Duration.seconds(-5).sleepable == .zero)
+        #expect(Duration.milliseconds(1_500).sleepable == .milliseconds(1_500))
+        // `Task.sleep(for: .seconds(Int64.max))` traps when it hands its deadline to the
+        // executor; one cancelled before it starts throws first, so the sleep starts uncancelled.
+        let (started, starting) = AsyncStream.makeStream(of: Void.self)
+        let sleeper = Task {
+            starting.yield()
+            try await Task.sleep(for: Duration.seconds(Int64.max).sleepable)
+        }
+        for await _ in started { break }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+
     @Test("a negative initial or maximum reconnection delay waits zero, and doubling it never traps")
     func negativeReconnectDelays() {
         var policy = NATSClientConfiguration.Reconnect()

@@ -100,6 +100,32 @@ struct MetricsTests {
         #expect(gauge.lastValue == 0)
     }
 
+    @Test(
+        "M1: a depth sampling interval below 1 ms is 1 ms, one beyond 292 years is Int64.max nanoseconds; either samples without a trap"
+    )
+    func depthSamplingIntervalIsKeptInRange() async throws {
+        let metrics = TestMetrics()
+        let shortest = EventBusMetrics(factory: metrics, depthSamplingInterval: .seconds(-1))
+        let longest = EventBusMetrics(factory: metrics, depthSamplingInterval: .seconds(Int64.max))
+        #expect(shortest.depthSamplingInterval == .milliseconds(1))
+        #expect(
+            EventBusMetrics(factory: metrics, depthSamplingInterval: .zero).depthSamplingInterval == .milliseconds(1))
+        #expect(longest.depthSamplingInterval == .nanoseconds(Int64.max))
+        #expect(EventBusMetrics(factory: metrics).depthSamplingInterval == .seconds(1))
+        // Sampled at once when attached, then after the interval: `Task.sleep` trapped on an
+        // interval of Int64.max seconds.
+        for (label, interceptor) in [("shortest", shortest), ("longest", longest)] {
+            let (bus, gate) = busWithWaitingOrders(label, interceptor: interceptor, waiting: 1)
+            interceptor.sampleMailboxDepths()
+            let gauge = try metrics.expectGauge(
+                "eventbus.mailbox.depth", [("bus", label), ("receiver", "listener_thread")])
+            #expect(gauge.lastValue == 2)
+            gate.open()
+            await bus.drain()
+            await bus.shutdown()
+        }
+    }
+
     @Test("M1: metrics are per bus: a bus without the interceptor reports nothing")
     func optIn() async {
         let metrics = TestMetrics()

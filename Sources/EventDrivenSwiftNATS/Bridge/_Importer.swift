@@ -292,7 +292,7 @@ final class _Importer: Sendable {
         let half = configuration.consumers.ackWait / 2
         let tick = max(half / 2, .milliseconds(10))
         while !Task.isCancelled {
-            try? await Task.sleep(for: tick)
+            try? await Task.sleep(for: tick.sleepable)
             let now = ContinuousClock.now
             let due = held.withLockedValue { held -> [any TransportDelivery] in
                 var due: [any TransportDelivery] = []

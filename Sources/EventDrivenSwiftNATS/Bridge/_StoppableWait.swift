@@ -15,7 +15,7 @@ final class _StoppableWait: Sendable {
 
     /// Waits `duration`, or until ``stop()`` is called, whichever comes first.
     func wait(_ duration: Duration) async {
-        let sleeper = Task<Void, Never> { _ = try? await Task.sleep(for: duration) }
+        let sleeper = Task<Void, Never> { _ = try? await Task.sleep(for: duration.sleepable) }
         let isStopped = state.withLockedValue { state -> Bool in
             if state.isStopped { return true }
             state.sleeper = sleeper

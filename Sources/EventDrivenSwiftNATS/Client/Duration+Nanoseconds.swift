@@ -11,4 +11,9 @@ extension Duration {
         guard !overflow, !carry else { return seconds < 0 ? .min : .max }
         return sum
     }
+
+    /// This duration as `Task.sleep` takes it: between zero and `Int64.max` nanoseconds (292
+    /// years). `Task.sleep` traps on a deadline beyond that, and a configured duration (an ack
+    /// wait, a reconnection delay) may be any value.
+    var sleepable: Duration { .nanoseconds(Swift.max(0, saturatingNanoseconds)) }
 }

@@ -41,7 +41,7 @@ extension NATSClient {
     /// servers refuse the credentials again and again.
     private func reconnect(after wait: Duration?) async {
         let policy = configuration.reconnect
-        if let wait { try? await Task.sleep(for: policy.jittered(wait)) }
+        if let wait { try? await Task.sleep(for: policy.jittered(wait).sleepable) }
         var attempts = 0
         var refusals: [String: (detail: String, count: Int)] = [:]
         while !Task.isCancelled, !state.withLockedValue({ $0.isClosed }) {
@@ -69,7 +69,7 @@ extension NATSClient {
             }
             let delay = state.withLockedValue { $0.backoff.failed(policy: policy) }
             // Jittered, so that clients that lost one server do not all come back at one instant.
-            try? await Task.sleep(for: policy.jittered(delay))
+            try? await Task.sleep(for: policy.jittered(delay).sleepable)
         }
     }
 }
