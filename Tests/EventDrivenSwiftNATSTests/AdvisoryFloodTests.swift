@@ -58,11 +58,11 @@ extension NATSServerTests {
             }
             // The first one is being read back (the API holds its answer); six more arrive.
             try advisory(1)
-            #expect(await poll(timeout: .seconds(10)) { api.withLockedValue { $0.requests } == 1 })
+            #expect(await poll(timeout: .seconds(60)) { api.withLockedValue { $0.requests } == 1 })
             for sequence in 2...7 { try advisory(sequence) }
             try await client.flush()
             // Two wait in the buffer, four are dropped and counted; still one read at a time.
-            #expect(await poll(timeout: .seconds(10)) { counters.droppedAdvisories.load(ordering: .relaxed) == 4 })
+            #expect(await poll(timeout: .seconds(60)) { counters.droppedAdvisories.load(ordering: .relaxed) == 4 })
             #expect(api.withLockedValue { $0.requests } == 1)
             let waiting = api.withLockedValue { api in
                 api.answering = true

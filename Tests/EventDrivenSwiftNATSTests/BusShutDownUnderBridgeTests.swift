@@ -35,7 +35,7 @@ struct BusShutDownUnderBridgeTests {
         }
         let otherRunning = Task { try await other.run() }
         try await other.waitUntilRunning()
-        #expect(await poll(timeout: .seconds(5)) { deliveries.values.sorted() == expected }, "\(deliveries.values)")
+        #expect(await poll(timeout: .seconds(60)) { deliveries.values.sorted() == expected }, "\(deliveries.values)")
         other.shutdown()
         producer.shutdown()
         _ = await outcome(within: .seconds(5)) {
@@ -59,7 +59,7 @@ struct BusShutDownUnderBridgeTests {
             let producing = Task { try await producer.run() }
             try await producer.waitUntilRunning()
             try await producer.publishAndWait(OrderPlaced(orderID: 7, customerID: 1, amount: 1))
-            #expect(await poll(timeout: .seconds(5)) { worker.statistics.received == 1 }, "never fetched")
+            #expect(await poll(timeout: .seconds(60)) { worker.statistics.received == 1 }, "never fetched")
 
             worker.shutdown()
             let stopped = await outcome(within: .seconds(5)) { try await running.value }
@@ -104,7 +104,7 @@ struct BusShutDownUnderBridgeTests {
             let producing = Task { try await producer.run() }
             try await producer.waitUntilRunning()
             for id in 1...3 { try await producer.publishAndWait(OrderPlaced(orderID: id, customerID: 1, amount: 1)) }
-            #expect(await poll(timeout: .seconds(5)) { worker.statistics.received == 3 && started.values == [1] })
+            #expect(await poll(timeout: .seconds(60)) { worker.statistics.received == 3 && started.values == [1] })
 
             await bus.shutdown(immediately: true)
             #expect(bridgeListenerRemoved() && bus.statistics.discarded == 2, "\(bus.statistics)")
@@ -158,7 +158,7 @@ struct BusShutDownUnderBridgeTests {
             try await producer.waitUntilRunning()
             try await producer.publishAndWait(OrderPlaced(orderID: 1, customerID: 1, amount: 1))
             #expect(
-                await poll(timeout: .seconds(5)) { worker.statistics.received == 1 && dispatched.values == [1] },
+                await poll(timeout: .seconds(60)) { worker.statistics.received == 1 && dispatched.values == [1] },
                 "\(worker.statistics)")
 
             await bus.shutdown(immediately: true)

@@ -67,7 +67,7 @@ extension ConfigurationExtremesTests {
             let running = Task { try await worker.run() }
             try await worker.waitUntilRunning()
             try await worker.publishAndWait(OrderPlaced(orderID: 3, customerID: 1, amount: 1))
-            #expect(await poll(timeout: .seconds(5)) { handled.values == [3] }, "\(handled.values)")
+            #expect(await poll(timeout: .seconds(60)) { handled.values == [3] }, "\(handled.values)")
             // A fetch is outstanding, which the server would end in 1,000 years: the shutdown
             // does not wait for it.
             worker.shutdown()

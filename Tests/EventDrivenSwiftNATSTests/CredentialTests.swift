@@ -82,7 +82,7 @@ extension NATSServerTests {
             try Data("authorization { user: alice, password: second }\n".utf8).write(to: URL(fileURLWithPath: config))
             await server.stop()
             try await server.start()
-            #expect(await poll(timeout: .seconds(20)) { client.closeReason != nil })
+            #expect(await poll(timeout: .seconds(60)) { client.closeReason != nil })
             guard case .authorizationFailed(let detail) = client.closeReason else {
                 Issue.record("closed for \(String(describing: client.closeReason))")
                 return

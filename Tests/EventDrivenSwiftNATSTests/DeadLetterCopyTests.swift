@@ -43,7 +43,7 @@ struct DeadLetterCopyTests {
         try bridge.listen(OrderPlaced.self, mode: .group("g")) { _, _ in }
         let running = Task { try await bridge.run() }
         try await bridge.waitUntilRunning()
-        #expect(await poll(timeout: .seconds(10)) { !transport.log.withLockedValue { $0.settlements.isEmpty } })
+        #expect(await poll(timeout: .seconds(60)) { !transport.log.withLockedValue { $0.settlements.isEmpty } })
         let (settlements, published) = transport.log.withLockedValue { ($0.settlements, $0.published) }
         #expect(settlements == ["term 0"])
         #expect(published.count == 1)
@@ -69,7 +69,7 @@ struct DeadLetterCopyTests {
         try bridge.listen(OrderPlaced.self, mode: .group("g")) { _, _ in }
         let running = Task { try await bridge.run() }
         try await bridge.waitUntilRunning()
-        #expect(await poll(timeout: .seconds(10)) { !transport.log.withLockedValue { $0.settlements.isEmpty } })
+        #expect(await poll(timeout: .seconds(60)) { !transport.log.withLockedValue { $0.settlements.isEmpty } })
         #expect(transport.log.withLockedValue { $0.settlements } == ["nak 0"])
         #expect(bridge.statistics.deadLettered == 0)
         #expect(bridge.statistics.settleFailures == 1)
@@ -94,7 +94,7 @@ struct DeadLetterCopyTests {
         try bridge.listen(OrderPlaced.self, mode: .group("g")) { _, _ in }
         let running = Task { try await bridge.run() }
         try await bridge.waitUntilRunning()
-        #expect(await poll(timeout: .seconds(10)) { transport.log.withLockedValue { $0.settlements.count } == 3 })
+        #expect(await poll(timeout: .seconds(60)) { transport.log.withLockedValue { $0.settlements.count } == 3 })
         let ids = transport.log.withLockedValue { $0.published.map { $0.headers[NATSHeaderName.messageID] ?? "" } }
         #expect(ids.sorted() == ["deadletter-EDS:7", "deadletter-EDS:7", "deadletter-abc"])
         bridge.shutdown()
@@ -113,7 +113,7 @@ struct DeadLetterCopyTests {
         try bridge.listen(OrderPlaced.self, mode: .group("g")) { _, _ in }
         let running = Task { try await bridge.run() }
         try await bridge.waitUntilRunning()
-        #expect(await poll(timeout: .seconds(10)) { transport.log.withLockedValue { $0.settlements.count } == count })
+        #expect(await poll(timeout: .seconds(60)) { transport.log.withLockedValue { $0.settlements.count } == count })
         #expect(bridge.statistics.deadLettered == count)
         #expect(bridge.statistics.deadLettersDropped == count - 4)
         bridge.shutdown()

@@ -83,7 +83,7 @@ extension NATSServerTests {
             }
             let running = Task { try await bridge.run() }
             try await bridge.waitUntilRunning()
-            #expect(await poll(timeout: .seconds(10)) { handled.values.count == 7 })
+            #expect(await poll(timeout: .seconds(60)) { handled.values.count == 7 })
             let observer = try await connectedClient(server)
             var pending = 0
             // Seven handlers returned: seven acks, although the eighth of their batch still runs.
@@ -93,7 +93,7 @@ extension NATSServerTests {
             }
             #expect(settled, "\(pending) unacknowledged")
             gate.open()
-            #expect(await poll(timeout: .seconds(10)) { handled.values.count == 8 })
+            #expect(await poll(timeout: .seconds(60)) { handled.values.count == 8 })
             bridge.shutdown()
             try await running.value
             await observer.close()
@@ -120,7 +120,7 @@ extension NATSServerTests {
             let running = Task { try await bridge.run() }
             try await bridge.waitUntilRunning()
             let observer = try await connectedClient(server)
-            #expect(await poll(timeout: .seconds(10)) { started.values.count == 1 })
+            #expect(await poll(timeout: .seconds(60)) { started.values.count == 1 })
             // Every read during two seconds of fetch attempts: never more than maxHeld delivered.
             var most = 0
             let deadline = ContinuousClock.now + .seconds(2)
@@ -131,7 +131,7 @@ extension NATSServerTests {
             }
             #expect(most == 8, "the server had \(most) messages out to this process")
             gate.open()
-            #expect(await poll(timeout: .seconds(20)) { started.values.count == 60 })
+            #expect(await poll(timeout: .seconds(60)) { started.values.count == 60 })
             bridge.shutdown()
             try await running.value
             await observer.close()
@@ -156,7 +156,7 @@ extension NATSServerTests {
             let running = Task { try await bridge.run() }
             try await bridge.waitUntilRunning()
             // Held for about twice the ack wait, the message is still this handler's only.
-            #expect(await poll(timeout: .seconds(20)) { bridge.statistics.inProgress >= 3 })
+            #expect(await poll(timeout: .seconds(60)) { bridge.statistics.inProgress >= 3 })
             gate.open()
             let observer = try await connectedClient(server)
             let acknowledged = await pollAsync(timeout: .seconds(5)) {
@@ -183,9 +183,9 @@ extension NATSServerTests {
             let running = Task { try await bridge.run() }
             try await bridge.waitUntilRunning()
             try await publish(1...5, to: server)
-            #expect(await poll(timeout: .seconds(10)) { broadcast.values.count >= 5 && group.values.count >= 5 })
+            #expect(await poll(timeout: .seconds(60)) { broadcast.values.count >= 5 && group.values.count >= 5 })
             try await bridge.publishAndWait(OrderPlaced(orderID: 99, customerID: 0, amount: 0))
-            #expect(await poll(timeout: .seconds(10)) { broadcast.values.contains(99) && group.values.contains(99) })
+            #expect(await poll(timeout: .seconds(60)) { broadcast.values.contains(99) && group.values.contains(99) })
             #expect(broadcast.values.sorted() == [1, 2, 3, 4, 5, 99])
             #expect(group.values.sorted() == [1, 2, 3, 4, 5, 99])
             bridge.shutdown()
@@ -208,7 +208,7 @@ extension ImporterHostileTests {
             try bridge.listen(OrderPlaced.self, mode: .group("g")) { _, _ in throw CancellationError() }
             let running = Task { try await bridge.run() }
             try await bridge.waitUntilRunning()
-            #expect(await poll(timeout: .seconds(10)) { !transport.log.withLockedValue { $0.settlements.isEmpty } })
+            #expect(await poll(timeout: .seconds(60)) { !transport.log.withLockedValue { $0.settlements.isEmpty } })
             let (settlements, attempts) = transport.log.withLockedValue { ($0.settlements, $0.publishAttempts) }
             let ids = Set(attempts.map { $0[NATSHeaderName.messageID] ?? "" })
             #expect(ids.count == 1)
@@ -306,7 +306,7 @@ extension NATSServerTests {
             var (plain, plainRunning) = try await instance(.broadcast, plainBefore)
             try await publish(1...3, to: server)
             #expect(
-                await poll(timeout: .seconds(10)) { durableBefore.values.count == 3 && plainBefore.values.count == 3 })
+                await poll(timeout: .seconds(60)) { durableBefore.values.count == 3 && plainBefore.values.count == 3 })
             durable.shutdown()
             plain.shutdown()
             try await durableRunning.value
@@ -319,7 +319,7 @@ extension NATSServerTests {
             (plain, plainRunning) = try await instance(.broadcast, plainAfter)
             try await publish(7...7, to: server)
             #expect(
-                await poll(timeout: .seconds(10)) { durableAfter.values.count == 4 && plainAfter.values.count == 1 })
+                await poll(timeout: .seconds(60)) { durableAfter.values.count == 4 && plainAfter.values.count == 1 })
             #expect(durableAfter.values.sorted() == [4, 5, 6, 7] && plainAfter.values == [7])
             durable.shutdown()
             plain.shutdown()

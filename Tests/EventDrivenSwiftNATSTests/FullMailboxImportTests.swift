@@ -107,12 +107,12 @@ struct FullMailboxImportTests {
             try worker.importEvents(OrderPlaced.self, mode: .group("workers"))
         } check: { worker, bus, receiver in
             #expect(
-                await poll(timeout: .seconds(10)) { worker.statistics.refusedByFullMailbox >= 1 },
+                await poll(timeout: .seconds(60)) { worker.statistics.refusedByFullMailbox >= 1 },
                 "\(worker.statistics)")
             // Not acknowledged while the bus has not drained, nor sent back.
             #expect(worker.statistics.handled == 0 && worker.statistics.retried == 0, "\(worker.statistics)")
             receiver.open()
-            #expect(await poll(timeout: .seconds(10)) { worker.statistics.handled == 4 }, "\(worker.statistics)")
+            #expect(await poll(timeout: .seconds(60)) { worker.statistics.handled == 4 }, "\(worker.statistics)")
             let statistics = worker.statistics
             #expect(statistics.received == 4 && statistics.retried == 0 && statistics.refusedByBus == 0)
             // Each event reached the receiver or was refused, counted by the bridge and by the bus
@@ -136,7 +136,7 @@ struct FullMailboxImportTests {
             try worker.listen(OrderPlaced.self, mode: .group("workers")) { order, _ in handled.append(order.orderID) }
         } check: { worker, _, receiver in
             #expect(
-                await poll(timeout: .seconds(10)) {
+                await poll(timeout: .seconds(60)) {
                     worker.statistics.handled == 4 && worker.statistics.refusedByFullMailbox == 4
                 }, "\(worker.statistics)")
             let statistics = worker.statistics

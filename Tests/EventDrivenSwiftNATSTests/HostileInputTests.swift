@@ -154,11 +154,11 @@ struct HostileInputTests {
         try await client.connect()
         for (index, frame) in frames.enumerated() {
             let connection = index + 1
-            #expect(await poll(timeout: .seconds(5)) { server.lines(of: connection).contains("PING") })
+            #expect(await poll(timeout: .seconds(60)) { server.lines(of: connection).contains("PING") })
             server.send(frame, on: connection)
             #expect(
-                await poll(timeout: .seconds(5)) { server.isClosed(connection) }, "frame \(index) kept the connection")
-            #expect(await poll(timeout: .seconds(5)) { client.statistics.connects == connection + 1 })
+                await poll(timeout: .seconds(60)) { server.isClosed(connection) }, "frame \(index) kept the connection")
+            #expect(await poll(timeout: .seconds(60)) { client.statistics.connects == connection + 1 })
         }
         #expect(client.statistics.protocolErrors == frames.count)
         // The last connection works.
@@ -183,7 +183,7 @@ struct HostileInputTests {
             "MSG s \(subscription.id) 2\r\nok\r\nHMSG s \(subscription.id) \(block.utf8.count) \(block.utf8.count + 3)\r\n"
                 + "\(block)bad\r\nHMSG s \(subscription.id) \(status.utf8.count) \(status.utf8.count + 4)\r\n"
                 + "\(status)huge\r\nMSG s \(subscription.id) 3\r\nyes\r\n", on: 1)
-        #expect(await poll(timeout: .seconds(5)) { received.values.count == 4 })
+        #expect(await poll(timeout: .seconds(60)) { received.values.count == 4 })
         #expect(received.values.map(\.string) == ["ok", "bad", "huge", "yes"])
         #expect(received.values.map { $0.headerError != nil } == [false, true, true, false])
         try await client.flush()
@@ -204,7 +204,7 @@ struct HostileInputTests {
                 line.hasPrefix("SUB s ") ? String(line.split(separator: " ").last!) : nil
             }.first ?? "?"
         server.send(String(repeating: "MSG s \(sid) 1\r\nx\r\n", count: 10), on: 1)
-        #expect(await poll(timeout: .seconds(5)) { client.statistics.messagesDropped == 6 })
+        #expect(await poll(timeout: .seconds(60)) { client.statistics.messagesDropped == 6 })
         var iterator = stream.makeAsyncIterator()
         for _ in 0..<4 { #expect(await iterator.next()?.string == "x") }
         await client.close()

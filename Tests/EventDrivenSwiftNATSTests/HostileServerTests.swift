@@ -29,7 +29,7 @@ struct HostileServerTests {
             configuration.pingInterval = .milliseconds(100)
             let client = NATSClient(configuration: configuration, logger: quietLogger)
             try await client.connect()
-            let replaced = await poll(timeout: .seconds(10)) {
+            let replaced = await poll(timeout: .seconds(60)) {
                 client.statistics.connects == 2 && server.connectionCount == 2 && client.isConnected
             }
             #expect(replaced, "attempt \(attempt): \(client.statistics)")
@@ -40,7 +40,7 @@ struct HostileServerTests {
                 try await client.flush()
                 flushed.withLockedValue { $0 = true }
             }
-            #expect(await poll(timeout: .seconds(10)) { flushed.withLockedValue { $0 } }, "attempt \(attempt)")
+            #expect(await poll(timeout: .seconds(60)) { flushed.withLockedValue { $0 } }, "attempt \(attempt)")
             flush.cancel()
             #expect(client.statistics.disconnects == 1)
             await client.close()
@@ -123,7 +123,7 @@ struct HostileServerTests {
         }
         if cancelled { ensuring.cancel() }
         // Bounded: a client that loops for ever is caught here (and stopped by closing the client).
-        #expect(await poll(timeout: .seconds(10)) { outcome.withLockedValue { $0 } != nil })
+        #expect(await poll(timeout: .seconds(60)) { outcome.withLockedValue { $0 } != nil })
         await client.close()
         await ensuring.value
         let lookups = server.lines(of: 1).count { $0.hasPrefix("PUB $JS.API.STREAM.INFO.EDS ") }
@@ -220,7 +220,7 @@ struct HostileServerTests {
                 result in results.withLockedValue { $0[subject] = result }
             }
         }
-        #expect(await poll(timeout: .seconds(10)) { results.withLockedValue { $0.count } == 2 })
+        #expect(await poll(timeout: .seconds(60)) { results.withLockedValue { $0.count } == 2 })
         let outcome = results.withLockedValue { $0 }
         if case .success = outcome["eds.order"] { Issue.record("an ack from stream OTHER was taken for EDS") }
         if case .failure(let error) = outcome["eds_deadletter.order"] {

@@ -54,12 +54,12 @@ struct ImportOffThePoolTests {
             let running = Task { try await worker.run() }
             try await worker.waitUntilRunning()
             // The first order's dispatch has passed the synchronous listener and waits for room.
-            #expect(await poll(timeout: .seconds(10)) { !dispatchedInTask.values.isEmpty }, "nothing was imported")
+            #expect(await poll(timeout: .seconds(60)) { !dispatchedInTask.values.isEmpty }, "nothing was imported")
             #expect(dispatchedInTask.values == [false], "the import waits in a task: \(dispatchedInTask.values)")
             #expect(worker.statistics.handled == 0 && receiver.orders.values.isEmpty, "\(worker.statistics)")
 
             receiver.open()
-            #expect(await poll(timeout: .seconds(10)) { worker.statistics.handled == 2 }, "\(worker.statistics)")
+            #expect(await poll(timeout: .seconds(60)) { worker.statistics.handled == 2 }, "\(worker.statistics)")
             #expect(receiver.orders.values == [1, 2])
             #expect(dispatchedInTask.values == [false, false])
             #expect(worker.statistics.retried == 0 && worker.statistics.refusedByBus == 0, "\(worker.statistics)")

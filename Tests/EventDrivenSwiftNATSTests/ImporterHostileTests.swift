@@ -44,7 +44,7 @@ struct ImporterHostileTests {
         let letters = bridge.deadLetters()
         let running = Task { try await bridge.run() }
         try await bridge.waitUntilRunning()
-        #expect(await poll(timeout: .seconds(10)) { transport.log.withLockedValue { $0.settlements.count } == 4 })
+        #expect(await poll(timeout: .seconds(60)) { transport.log.withLockedValue { $0.settlements.count } == 4 })
         let settlements = Set(transport.log.withLockedValue { $0.settlements })
         // 0: handled; 1: terminated (undecodable); 2: count 0 fails, retried, not a trap; 3: out of attempts.
         #expect(settlements == ["ack 0", "term 1", "nak 2", "term 3"])
@@ -106,7 +106,7 @@ struct ImporterHostileTests {
         try bridge.listen(OrderPlaced.self, mode: .group("g")) { _, _ in }
         let running = Task { try await bridge.run() }
         try await bridge.waitUntilRunning()
-        #expect(await poll(timeout: .seconds(10)) { transport.opens.withLockedValue { $0.count } >= 4 })
+        #expect(await poll(timeout: .seconds(60)) { transport.opens.withLockedValue { $0.count } >= 4 })
         let opens = transport.opens.withLockedValue { $0 }
         // At least 100 + 200 + 400 ms between the first open and the fourth.
         if opens.count >= 4 {
@@ -134,7 +134,7 @@ struct ImporterHostileTests {
         let running = Task { try await bridge.run() }
         try await bridge.waitUntilRunning()
         // The first consumer is lost at once: the importer waits 292 years before the next open.
-        #expect(await poll(timeout: .seconds(10)) { transport.opens.withLockedValue { $0.count } >= 1 })
+        #expect(await poll(timeout: .seconds(60)) { transport.opens.withLockedValue { $0.count } >= 1 })
         bridge.shutdown()
         try await running.value
         // The suite's time limit (2 minutes) fails the test if run() waited it out.

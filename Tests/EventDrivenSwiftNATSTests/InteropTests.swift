@@ -62,7 +62,7 @@ extension NATSServerTests {
                 URL(fileURLWithPath: interopPython!),
                 [interopScript.path, "publish", server.url, "2", "2026-11-18T11:06:40.250000+00:00"])
             #expect(await publisher.waitForExit(timeout: .seconds(30)) == 0, "\(publisher.stderr)")
-            #expect(await poll(timeout: .seconds(10)) { received.values.contains { $0.orderID == 2 } })
+            #expect(await poll(timeout: .seconds(60)) { received.values.contains { $0.orderID == 2 } })
             let fromPython = received.values.first { $0.orderID == 2 }
             #expect(fromPython?.shippedAt == Date(timeIntervalSince1970: 1_795_000_000.25))
             #expect(bridge.statistics.deadLettered == 0)

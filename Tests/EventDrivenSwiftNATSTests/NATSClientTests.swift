@@ -23,7 +23,7 @@ extension NATSServerTests {
             try client.publish(ByteBuffer(string: "two"), to: "t.b", headers: NATSHeaders([("K", "V"), ("K", "W")]))
             let reply = try await client.request(ByteBuffer(string: "ping"), to: "service")
             #expect(reply.string == "re: ping")
-            #expect(await poll(timeout: .seconds(5)) { received.values.count == 2 })
+            #expect(await poll(timeout: .seconds(60)) { received.values.count == 2 })
             #expect(received.values.map(\.string) == ["one", "two"])
             #expect(received.values[1].headers.fields.map(\.value) == ["V", "W"])
             do {
@@ -77,7 +77,7 @@ extension NATSServerTests {
             try client.subscribe(to: "r") { received.append($0.string) }
             try await client.flush()
             await server.stop(immediately: true)
-            #expect(await poll(timeout: .seconds(5)) { !client.isConnected })
+            #expect(await poll(timeout: .seconds(60)) { !client.isConnected })
             var refused = 0
             for _ in 0..<100 {
                 do {
@@ -89,9 +89,9 @@ extension NATSServerTests {
             #expect(refused > 0)
             #expect(client.statistics.outboundBufferFull == refused)
             try await server.start()
-            #expect(await poll(timeout: .seconds(10)) { client.isConnected })
+            #expect(await poll(timeout: .seconds(60)) { client.isConnected })
             try client.publish(ByteBuffer(string: "after"), to: "r")
-            #expect(await poll(timeout: .seconds(5)) { received.values.contains("after") })
+            #expect(await poll(timeout: .seconds(60)) { received.values.contains("after") })
             // What was buffered while disconnected went out after the subscriptions.
             #expect(received.values.count == 100 - refused + 1)
             #expect(client.statistics.disconnects == 1 && client.statistics.connects == 2)
@@ -120,7 +120,7 @@ extension NATSServerTests {
                 }
                 try await tasks.waitForAll()
             }
-            #expect(await poll(timeout: .seconds(10)) { received.values.count == 20_000 })
+            #expect(await poll(timeout: .seconds(60)) { received.values.count == 20_000 })
             for task in 0..<4 {
                 let values = received.values.filter { $0.hasPrefix("w.\(task) ") }
                 #expect(values == (0..<5_000).map { "w.\(task) \($0)" })
@@ -128,7 +128,7 @@ extension NATSServerTests {
             // Then single messages after the gathering stopped: each goes out by itself, no flush.
             for index in 0..<3 {
                 try publisher.publish(ByteBuffer(string: "single \(index)"), to: "w.single")
-                #expect(await poll(timeout: .seconds(5)) { received.values.contains("w.single single \(index)") })
+                #expect(await poll(timeout: .seconds(60)) { received.values.contains("w.single single \(index)") })
             }
             await publisher.close()
             await subscriber.close()

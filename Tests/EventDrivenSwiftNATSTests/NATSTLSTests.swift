@@ -41,7 +41,7 @@ extension NATSServerTests {
             try await client.flush()
             try client.publish(ByteBuffer(string: "over TLS"), to: "secure")
             #expect(try await client.request(ByteBuffer(string: "hi"), to: "echo").string == "hi")
-            #expect(await poll(timeout: .seconds(5)) { received.values == ["over TLS"] })
+            #expect(await poll(timeout: .seconds(60)) { received.values == ["over TLS"] })
             await client.close()
             // Without trust in the server's certificate the handshake fails with a typed error.
             let untrusting = NATSClient(

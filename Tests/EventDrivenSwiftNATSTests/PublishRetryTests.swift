@@ -140,7 +140,7 @@ extension NATSServerTests {
             try await transport.client.connect()  // not run: no stream, so nobody answers for now
             let publishing = Task { try await bridge.publishAndWait(OrderPlaced(orderID: 1, customerID: 1, amount: 1)) }
             // More attempts than publishAttempts fail before anyone answers.
-            #expect(await poll(timeout: .seconds(20)) { bridge.statistics.publishRetries >= 6 })
+            #expect(await poll(timeout: .seconds(60)) { bridge.statistics.publishRetries >= 6 })
             let responder = try await connectedClient(server)
             try responder.subscribe(to: "eds.>") { message in
                 try? responder.publish(ByteBuffer(string: "{\"stream\":\"EDS\",\"seq\":1}"), to: message.replyTo!)

@@ -42,18 +42,18 @@ extension NATSServerTests {
         // No fetch outstanding, a reader waiting: none of them is asked for, none is taken.
         let reader = Task { await subscription.nextMessages() }
         scripted.send(deliveries(1...5), on: 1)
-        #expect(await poll(timeout: .seconds(5)) { subscription.droppedDeliveries == 5 })
+        #expect(await poll(timeout: .seconds(60)) { subscription.droppedDeliveries == 5 })
         #expect(subscription.queued == 0)
         // A fetch asks for the capacity (3): of 5 sent, 3 are taken (the reader gets its share),
         // 2 dropped.
         let fetching = Task { try await subscription.fetch(batch: 10, expires: .seconds(5)) }
         #expect(
-            await poll(timeout: .seconds(5)) {
+            await poll(timeout: .seconds(60)) {
                 scripted.lines(of: 1).contains { $0.hasPrefix("PUB $JS.API.CONSUMER.MSG.NEXT.BOUND.bounded ") }
             })
         #expect(scripted.lines(of: 1).contains { $0.contains("\"batch\":3,") })
         scripted.send(deliveries(6...10), on: 1)
-        #expect(await poll(timeout: .seconds(5)) { subscription.droppedDeliveries == 7 })
+        #expect(await poll(timeout: .seconds(60)) { subscription.droppedDeliveries == 7 })
         try await fetching.value
         var taken = await reader.value.map(\.streamSequence)
         if taken.count < 3 { taken += await subscription.nextMessages().map(\.streamSequence) }
@@ -62,7 +62,7 @@ extension NATSServerTests {
         // still come for a while (its request may still live at the server); beyond that, no.
         try await subscription.fetch(batch: 2, expires: .milliseconds(50))
         scripted.send(deliveries(11...13), on: 1)
-        #expect(await poll(timeout: .seconds(5)) { subscription.droppedDeliveries == 8 })
+        #expect(await poll(timeout: .seconds(60)) { subscription.droppedDeliveries == 8 })
         #expect(await subscription.nextMessages().map(\.streamSequence) == [11, 12])
         subscription.finish()
         await client.close()

@@ -55,7 +55,8 @@ extension NATSServerTests {
                 answers.append((try? result.get().string) ?? "error")
             }
         }
-        #expect(await poll(timeout: .seconds(5)) { server.lines(of: 1).filter { $0.hasPrefix("PUB svc ") }.count == 2 })
+        #expect(
+            await poll(timeout: .seconds(60)) { server.lines(of: 1).filter { $0.hasPrefix("PUB svc ") }.count == 2 })
         guard let inbox = server.subscription(startingWith: "_INBOX.") else {
             Issue.record("no inbox subscription")
             return
@@ -75,7 +76,7 @@ extension NATSServerTests {
             server.send("MSG \(prefix)\(tokens[0] &+ 1) \(inbox.sid) 5\r\nforge\r\n", on: 1)
             server.send("MSG \(prefix)0\(tokens[0]) \(inbox.sid) 5\r\nforge\r\n", on: 1)
             server.send("MSG \(replies[0]) \(inbox.sid) 4\r\nreal\r\n", on: 1)
-            #expect(await poll(timeout: .seconds(5)) { answers.values.count == 1 })
+            #expect(await poll(timeout: .seconds(60)) { answers.values.count == 1 })
             #expect(answers.values == ["real"])
         }
         await client.close()
@@ -120,7 +121,7 @@ extension NATSServerTests {
             try client.subscribe(to: "secure") { received.append($0.string) }
             try await client.flush()
             try client.publish(ByteBuffer(string: "mutual"), to: "secure")
-            #expect(await poll(timeout: .seconds(5)) { received.values == ["mutual"] })
+            #expect(await poll(timeout: .seconds(60)) { received.values == ["mutual"] })
             await client.close()
 
             var withoutCertificate = try NATSClientConfiguration(server: server.url)

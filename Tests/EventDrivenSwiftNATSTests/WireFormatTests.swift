@@ -79,7 +79,7 @@ extension NATSServerTests {
                     body: "{\"orderID\":1,\"customerID\":2,\"amount\":3.5}"))
             let plain = "{\"orderID\":2,\"customerID\":2,\"amount\":1}"
             raw.send("PUB eds.orders.placed \(plain.utf8.count)\r\n\(plain)\r\n")
-            #expect(await poll(timeout: .seconds(10)) { handled.values.count == 2 && local.values.count == 2 })
+            #expect(await poll(timeout: .seconds(60)) { handled.values.count == 2 && local.values.count == 2 })
             #expect(handled.values.map(\.0.orderID).sorted() == [1, 2])
             #expect(handled.values.first { $0.0.orderID == 1 }?.1 == "raw-1")
             await bus.drain()

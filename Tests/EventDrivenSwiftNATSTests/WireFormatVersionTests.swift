@@ -121,7 +121,7 @@ extension NATSServerTests {
             let raw = try RawNATSSocket(port: server.port)
             #expect(await raw.handshake())
             raw.send("PUB eds.orders.placed 39\r\n{\"orderID\":5,\"customerID\":1,\"amount\":1}\r\n")
-            #expect(await poll(timeout: .seconds(10)) { seen.values.count == 2 })
+            #expect(await poll(timeout: .seconds(60)) { seen.values.count == 2 })
             #expect(seen.values.map(\.0) == ["EDS:1", "EDS:1"] && seen.values.map(\.1) == [1, 2])
             retrying.shutdown()
             try await running.value
@@ -157,7 +157,7 @@ extension NATSServerTests {
             try await old.waitUntilRunning()
             try await old.publishAndWait(OrderPlaced(orderID: 1, customerID: 7, amount: 9.5))
             try await consumer.publishAndWait(OrderPlacedV2(orderID: 2, customerID: 7, amount: 1, currency: "CHF"))
-            #expect(await poll(timeout: .seconds(10)) { handled.values.count == 2 })
+            #expect(await poll(timeout: .seconds(60)) { handled.values.count == 2 })
             #expect(
                 handled.values.sorted { $0.orderID < $1.orderID } == [
                     OrderPlacedV2(orderID: 1, customerID: 7, amount: 9.5, currency: "EUR"),

@@ -36,7 +36,7 @@ class HeldReceiver: EventThread, @unchecked Sendable {  // its state is the thre
     /// Holds the receiver's thread with one `Hold` and fills its mailbox with another.
     func fill(on bus: EventBus) async -> Bool {
         bus.queue(Hold())
-        guard await poll(timeout: .seconds(5), { self.holds.values.count == 1 }) else { return false }
+        guard await poll(timeout: .seconds(60), { self.holds.values.count == 1 }) else { return false }
         bus.queue(Hold())
         return true
     }
