@@ -46,8 +46,10 @@ struct AdversarialConcurrentHandlesTests {
     func scheduledConcurrentCancel() async {
         let bus = EventBus(label: "adv-schedCancel")
         let stream = bus.events(of: AdvTick.self)
-        let victim = AdvTick(n: 1).schedule(after: .milliseconds(30), on: bus)
-        let sentinel = AdvTick(n: 2).schedule(after: .milliseconds(30), on: bus)
+        // Due in 2 s: the 8 threads must start and cancel before it, on a loaded machine too (30 ms
+        // was not enough for that in one run beside the whole suite).
+        let victim = AdvTick(n: 1).schedule(after: .seconds(2), on: bus)
+        let sentinel = AdvTick(n: 2).schedule(after: .seconds(2), on: bus)
         await coreOnThreads(8) { _ in victim.cancel() }
         #expect(victim.isCancelled && !victim.isActive && !victim.hasFired)
         var iterator = stream.makeAsyncIterator()

@@ -70,8 +70,10 @@ struct AdversarialSchedulingTests {
             let bus = EventBus(label: "p2-schedShut-\(immediately)")
             let seen = CoreCounter()
             let handle = bus.listen(P2Tick.self, executeOn: .synchronous) { _, _ in seen.increment() }
+            // Due in 1 s, so that the shutdown comes first on a loaded machine too.
+            let scheduledAt = DispatchTime.now()
             let pending = [
-                P2Tick(n: 0).schedule(after: .milliseconds(60), on: bus),
+                P2Tick(n: 0).schedule(after: .seconds(1), on: bus),
                 P2Tick(n: 1).scheduleStack(after: .seconds(3_600), on: bus),
                 P2Tick(n: 2).scheduleQueue(at: .distantFuture, on: bus),
             ]
@@ -80,12 +82,12 @@ struct AdversarialSchedulingTests {
                 #expect(scheduled.isCancelled, "immediately: \(immediately), \(scheduled)")
                 #expect(!scheduled.isActive && !scheduled.hasFired)
             }
-            // The 60 ms one must not fire after all (its due time passes in the meantime).
+            // The 1 s one must not fire after all (its due time passes in the meantime).
             let probe = bus.events(of: P2Other.self)
             var iterator = probe.makeAsyncIterator()
             #expect(await iterator.next() == nil)
             let late = DispatchSemaphore(value: 0)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { late.signal() }
+            DispatchQueue.global().asyncAfter(deadline: scheduledAt + .milliseconds(1_100)) { late.signal() }
             await coreWait(late)
             #expect(seen.count == 0)
             #expect(bus.statistics.rejected == 0, "\(bus.statistics)")
