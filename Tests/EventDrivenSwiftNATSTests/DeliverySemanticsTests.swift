@@ -26,6 +26,31 @@ struct ConsumerState: Decodable {
     }
 }
 
+/// What the server says about a consumer's sequences: deliveries made (redeliveries included)
+/// and acknowledged.
+struct ConsumerSequences: Decodable {
+    struct Sequence: Decodable {
+        var consumerSequence: Int
+        enum CodingKeys: String, CodingKey { case consumerSequence = "consumer_seq" }
+    }
+    var ackPending: Int
+    var delivered: Sequence
+    var ackFloor: Sequence
+    var deliveredSequence: Int { delivered.consumerSequence }
+    var acknowledgedSequence: Int { ackFloor.consumerSequence }
+
+    enum CodingKeys: String, CodingKey {
+        case ackPending = "num_ack_pending"
+        case delivered
+        case ackFloor = "ack_floor"
+    }
+
+    static func read(_ client: NATSClient, stream: String = "EDS", consumer: String) async throws -> ConsumerSequences {
+        let reply = try await client.request(ByteBuffer(), to: "$JS.API.CONSUMER.INFO.\(stream).\(consumer)")
+        return try JSONDecoder().decode(ConsumerSequences.self, from: Data(reply.bytes))
+    }
+}
+
 /// A gate a handler waits at until the test opens it.
 final class Gate: Sendable {
     private let state = NIOLockedValueBox<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
@@ -167,6 +192,54 @@ extension NATSServerTests {
             #expect(state.redelivered == 0 && deliveries.values == [1], "deliveries \(deliveries.values)")
             bridge.shutdown()
             try await running.value
+            await observer.close()
+        }
+    }
+
+    @Test(
+        "X2: importEvents keeps the ack wait of fetched batches waiting behind a slow one (+WPI): nothing is delivered twice"
+    )
+    func importedBatchesWaitingAreKept() async throws {
+        try await withNATSServer { server in
+            let count = 200
+            try await publish(1...count, to: server)
+            // Two batches of 100 fetched at once; 40 ms per event, so the second waits 4 s behind
+            // the first, longer than the ack wait (3 s). It used to wait in the consumer's queue,
+            // where no +WPI reached it, and was delivered again.
+            var configuration = NATSBridgeConfiguration()
+            configuration.consumers.ackWait = .seconds(3)
+            configuration.consumers.fetchBatch = 100
+            configuration.consumers.maxHeld = count
+            let bus = EventBus(label: "patient-import")
+            let handled = Collected<Int>()
+            let listener = bus.listen(OrderPlaced.self, executeOn: .listenerThread) { order, _ in
+                usleep(40_000)
+                handled.append(order.orderID)
+            }
+            let bridge = try NATSBridge(
+                bus: bus, events: try registry(), server: server.url, configuration: configuration,
+                logger: quietLogger)
+            try bridge.importEvents(OrderPlaced.self, mode: .group("patient"))
+            let running = Task { try await bridge.run() }
+            try await bridge.waitUntilRunning()
+            #expect(await poll(timeout: .seconds(120)) { handled.values.count >= count })
+            let observer = try await connectedClient(server)
+            // Every delivery acknowledged; the server's count of deliveries says whether one was
+            // a second delivery.
+            var state = try await ConsumerSequences.read(observer, consumer: "patient_eds_orders_placed")
+            let settled = await pollAsync(timeout: .seconds(60)) {
+                guard let read = try? await ConsumerSequences.read(observer, consumer: "patient_eds_orders_placed")
+                else { return false }
+                state = read
+                return read.ackPending == 0 && read.acknowledgedSequence == read.deliveredSequence
+            }
+            #expect(settled, "\(state)")
+            #expect(state.deliveredSequence == count, "\(state.deliveredSequence) deliveries of \(count) messages")
+            #expect(handled.values.count == count && bridge.statistics.received == count, "\(bridge.statistics)")
+            #expect(bridge.statistics.inProgress > 0)
+            bridge.shutdown()
+            try await running.value
+            listener.cancel()
             await observer.close()
         }
     }

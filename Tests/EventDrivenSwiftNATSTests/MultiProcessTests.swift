@@ -33,9 +33,16 @@ extension NATSServerTests {
     func killedWorkerLosesNothing() async throws {
         try await withNATSServer { server in
             let count = 20_000
-            let arguments = ["--group", "workers", "--ack-wait-ms", "1000", "--handle-ms", "0"]
+            // A 1 s ack wait, so that the victim's unacknowledged events reach the others soon;
+            // 64 held, so that a worker gets through a fetch well within it, under
+            // ThreadSanitizer too (with 2,048 held, three instrumented workers on two cores took
+            // longer than that to read a fetch, and the server delivered most events again).
+            let arguments = ["--group", "workers", "--ack-wait-ms", "1000", "--handle-ms", "0", "--max-held", "64"]
             let workers = try await startWorkers(3, server: server, arguments)
-            let producer = Task { try await produce(count, server: server) }
+            // At most 512 publishes awaiting their acks (the demo's default is 4,096): beside
+            // busy workers, an ack that waits behind thousands of others can outlast the 5 s
+            // publish timeout, and a retried publish is a duplicate.
+            let producer = Task { try await produce(count, server: server, extra: ["--window", "512"]) }
             let victim = workers[0]
             #expect(await victim.waitForStdout(timeout: .seconds(60)) { $0.count > 1_000 })
             victim.kill9()
@@ -58,8 +65,13 @@ extension NATSServerTests {
     func brokerRestartLosesNoAcknowledgedEvent() async throws {
         try await withNATSServer { server in
             let count = 20_000
-            let workers = try await startWorkers(2, server: server, ["--group", "workers", "--ack-wait-ms", "2000"])
-            let producer = Task { try await produce(count, server: server) }
+            // 2 s ack wait, 128 held: a fetch read well within the ack wait (see the kill -9 test).
+            let workers = try await startWorkers(
+                2, server: server, ["--group", "workers", "--ack-wait-ms", "2000", "--max-held", "128"])
+            // At most 512 publishes awaiting their acks (the demo's default is 4,096): beside
+            // busy workers, an ack that waits behind thousands of others can outlast the 5 s
+            // publish timeout, and a retried publish is a duplicate.
+            let producer = Task { try await produce(count, server: server, extra: ["--window", "512"]) }
             #expect(await poll(timeout: .seconds(60)) { workers.map(\.handledCount).reduce(0, +) > 2_000 })
             await server.stop(immediately: true)
             try await server.start()

@@ -7,7 +7,11 @@ import Foundation
 public struct NATSBridgeConfiguration: Sendable {
     /// Consumer and publish settings.
     public struct Consumers: Sendable {
-        /// How long the server waits for an ack before it redelivers (a worker that died).
+        /// How long the server waits for an ack before it redelivers (a worker that died). The
+        /// bridge restarts it (`+WPI`) every third of it for each message it holds, from the
+        /// moment the message arrived; what it cannot restart is the time between the server's
+        /// send and the message's arrival, so a fetch (``fetchBatch``) must be read well within
+        /// it: a short ack wait wants a small batch.
         public var ackWait: Duration = .seconds(30)
         /// How often a message is delivered at most; the last failure dead-letters it.
         public var maxDeliver = 5

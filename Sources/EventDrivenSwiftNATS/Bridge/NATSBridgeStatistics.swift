@@ -40,7 +40,8 @@ public struct NATSBridgeStatistics: Sendable, Equatable {
     public var refusedByFullMailbox = 0
     /// Acks, naks or terms that could not be sent (the broker redelivers those messages).
     public var settleFailures = 0
-    /// `+WPI`s sent for handlers still running at half the ack wait.
+    /// `+WPI`s sent for messages held for a third of the ack wait (waiting for their handler, or
+    /// in it) since they arrived or since their last `+WPI`.
     public var inProgress = 0
     /// Dead letters not handed to a ``NATSBridge/deadLetters(limit:)`` stream because its reader
     /// left it full (one count per stream that missed a letter).

@@ -21,9 +21,9 @@ struct _Accepted: Sendable {
 /// as its own handler finished.
 ///
 /// What the process holds, the consumer's queue included, stays within
-/// ``NATSBridgeConfiguration/Consumers/maxHeld``: a fetch asks only for the room left. A handler
-/// still running at half the ack wait has its message's ack wait restarted (`+WPI`), and again
-/// every half ack wait.
+/// ``NATSBridgeConfiguration/Consumers/maxHeld``: a fetch asks only for the room left. A message
+/// held for a third of the ack wait (waiting for its handler, or in it) has its ack wait
+/// restarted (`+WPI`), and again every third.
 final class _Importer: Sendable {
     private struct Held: Sendable {
         /// Deliveries taken from the consumer and not yet concluded.
@@ -231,10 +231,18 @@ final class _Importer: Sendable {
         }
     }
 
+    /// Takes deliveries from `consumer` as they arrive and hands them, batch by batch and in
+    /// order, to ``settle``. A delivery runs (its ack wait is kept, see ``keepInProgress()``)
+    /// from the moment it is taken: the next batch is taken while the one before it is still
+    /// settled (`importEvents` waits for `bus.drain()`), not left in the consumer's queue, where
+    /// its ack wait ran with nothing to restart it.
     private func process(_ consumer: any TransportConsumer) async {
+        let (batches, queue) = AsyncStream.makeStream(of: _BatchSettlement.self)
+        // What waits here stays within maxHeld: it counts in `held.count`, which bounds the fetches.
+        let settling = Task { for await batch in batches { await settle(batch) } }
         while true {
             let deliveries = await consumer.nextDeliveries()
-            if deliveries.isEmpty { return }
+            if deliveries.isEmpty { break }
             held.withLockedValue { $0.count += deliveries.count }
             counters.received.add(deliveries.count, ordering: .relaxed)
             var accepted: [_Accepted] = []
@@ -253,11 +261,13 @@ final class _Importer: Sendable {
                     held.nextKey &+= 1
                 }
             }
-            let batch = _BatchSettlement(items: accepted) { [self] item, outcome in
-                conclude(item, outcome) { self.release(item.key) }
-            }
-            await settle(batch)
+            queue.yield(
+                _BatchSettlement(items: accepted) { [self] item, outcome in
+                    conclude(item, outcome) { self.release(item.key) }
+                })
         }
+        queue.finish()
+        await settling.value
     }
 
     /// One delivery fewer held (and no longer running when it had a key); wakes the fetch loop.
@@ -286,17 +296,19 @@ final class _Importer: Sendable {
         }
     }
 
-    /// Restarts the ack wait (`+WPI`) of every message whose handler has run for half the ack
-    /// wait, and again every half ack wait, until cancelled.
+    /// Restarts the ack wait (`+WPI`) of every message held for a third of the ack wait since it
+    /// arrived or since its last `+WPI`, until cancelled. Checked every sixth of the ack wait,
+    /// so that a `+WPI` leaves at most half the ack wait after the one before: the other half is
+    /// the margin for a busy process and the way to the server.
     private func keepInProgress() async {
-        let half = configuration.consumers.ackWait / 2
-        let tick = max(half / 2, .milliseconds(10))
+        let third = configuration.consumers.ackWait / 3
+        let tick = max(third / 2, .milliseconds(10))
         while !Task.isCancelled {
             try? await Task.sleep(for: tick.sleepable)
             let now = ContinuousClock.now
             let due = held.withLockedValue { held -> [any TransportDelivery] in
                 var due: [any TransportDelivery] = []
-                for (key, entry) in held.running where now - entry.since >= half {
+                for (key, entry) in held.running where now - entry.since >= third {
                     due.append(entry.delivery)
                     held.running[key]?.since = now
                 }
