@@ -9,31 +9,15 @@ import Testing
 
 @testable import EventDrivenSwiftNATS
 
-/// What the server says about a consumer: messages delivered and not acknowledged, and
-/// redeliveries.
+/// What the server says about a consumer: messages delivered and not acknowledged,
+/// redeliveries, and its sequences (deliveries made, redeliveries included, and acknowledged).
 struct ConsumerState: Decodable {
-    var ackPending: Int
-    var redelivered: Int
-
-    enum CodingKeys: String, CodingKey {
-        case ackPending = "num_ack_pending"
-        case redelivered = "num_redelivered"
-    }
-
-    static func read(_ client: NATSClient, stream: String = "EDS", consumer: String) async throws -> ConsumerState {
-        let reply = try await client.request(ByteBuffer(), to: "$JS.API.CONSUMER.INFO.\(stream).\(consumer)")
-        return try JSONDecoder().decode(ConsumerState.self, from: Data(reply.bytes))
-    }
-}
-
-/// What the server says about a consumer's sequences: deliveries made (redeliveries included)
-/// and acknowledged.
-struct ConsumerSequences: Decodable {
     struct Sequence: Decodable {
         var consumerSequence: Int
         enum CodingKeys: String, CodingKey { case consumerSequence = "consumer_seq" }
     }
     var ackPending: Int
+    var redelivered: Int
     var delivered: Sequence
     var ackFloor: Sequence
     var deliveredSequence: Int { delivered.consumerSequence }
@@ -41,13 +25,14 @@ struct ConsumerSequences: Decodable {
 
     enum CodingKeys: String, CodingKey {
         case ackPending = "num_ack_pending"
+        case redelivered = "num_redelivered"
         case delivered
         case ackFloor = "ack_floor"
     }
 
-    static func read(_ client: NATSClient, stream: String = "EDS", consumer: String) async throws -> ConsumerSequences {
+    static func read(_ client: NATSClient, stream: String = "EDS", consumer: String) async throws -> ConsumerState {
         let reply = try await client.request(ByteBuffer(), to: "$JS.API.CONSUMER.INFO.\(stream).\(consumer)")
-        return try JSONDecoder().decode(ConsumerSequences.self, from: Data(reply.bytes))
+        return try JSONDecoder().decode(ConsumerState.self, from: Data(reply.bytes))
     }
 }
 
@@ -226,9 +211,9 @@ extension NATSServerTests {
             let observer = try await connectedClient(server)
             // Every delivery acknowledged; the server's count of deliveries says whether one was
             // a second delivery.
-            var state = try await ConsumerSequences.read(observer, consumer: "patient_eds_orders_placed")
+            var state = try await ConsumerState.read(observer, consumer: "patient_eds_orders_placed")
             let settled = await pollAsync(timeout: .seconds(60)) {
-                guard let read = try? await ConsumerSequences.read(observer, consumer: "patient_eds_orders_placed")
+                guard let read = try? await ConsumerState.read(observer, consumer: "patient_eds_orders_placed")
                 else { return false }
                 state = read
                 return read.ackPending == 0 && read.acknowledgedSequence == read.deliveredSequence
