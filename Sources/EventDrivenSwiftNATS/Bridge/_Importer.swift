@@ -126,12 +126,15 @@ final class _Importer: Sendable {
                 tasks.addTask { await self.keepInProgress() }
                 tasks.addTask { await self.deadLetterExhausted(consumer) }
                 await fetch(consumer)
+                // Finished (its inbox unsubscribed) before anything is sent back: a request of
+                // ours that the server may still hold (a fetch that ended here first) would take
+                // what is sent back, and the finishing consumer would not.
+                finishConsumer(round: round)
                 let refused = held.withLockedValue { held in
                     held.isFetching = false
                     defer { held.refusedWaiting = [] }
                     return held.refusedWaiting
                 }
-                finishConsumer(round: round)
                 for (delivery, done) in refused { sendBack(delivery, done: done) }
                 await tasks.next()
                 await tasks.next()

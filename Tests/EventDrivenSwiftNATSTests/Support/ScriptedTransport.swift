@@ -22,6 +22,8 @@ final class ScriptedTransport: EventTransport {
 
     struct Log: Sendable {
         var settlements: [String] = []
+        /// The settlements and each consumer's `finish`, in the order they came.
+        var timeline: [String] = []
         var published: [(subject: String, headers: NATSHeaders, body: String)] = []
         /// The headers of every publish attempt, failed ones included.
         var publishAttempts: [NATSHeaders] = []
@@ -64,7 +66,7 @@ final class ScriptedTransport: EventTransport {
     }
 
     func openConsumer(subject: String, group: String?) async throws -> any TransportConsumer {
-        Consumer(deliveries: deliveries)
+        Consumer(deliveries: deliveries, log: log)
     }
 
     final class Consumer: TransportConsumer {
@@ -75,8 +77,12 @@ final class ScriptedTransport: EventTransport {
         }
 
         private let state: NIOLockedValueBox<State>
+        private let log: NIOLockedValueBox<Log>
 
-        init(deliveries: [ScriptedDelivery]) { state = NIOLockedValueBox(State(pending: deliveries)) }
+        init(deliveries: [ScriptedDelivery], log: NIOLockedValueBox<Log>) {
+            state = NIOLockedValueBox(State(pending: deliveries))
+            self.log = log
+        }
 
         func fetch(batch: Int, expires: Duration) async throws {
             try await Task.sleep(for: .milliseconds(20))
@@ -100,6 +106,7 @@ final class ScriptedTransport: EventTransport {
         var isLost: Bool { false }
 
         func finish() {
+            log.withLockedValue { $0.timeline.append("finish") }
             let waiter = state.withLockedValue { state in
                 state.finished = true
                 defer { state.waiter = nil }
@@ -121,7 +128,14 @@ struct ScriptedDelivery: TransportDelivery {
     let stableID: String
     let log: NIOLockedValueBox<ScriptedTransport.Log>
 
-    func ack() throws { log.withLockedValue { $0.settlements.append("ack \(id)") } }
-    func nak(delay: Duration?) throws { log.withLockedValue { $0.settlements.append("nak \(id)") } }
-    func term() throws { log.withLockedValue { $0.settlements.append("term \(id)") } }
+    func ack() throws { settled("ack") }
+    func nak(delay: Duration?) throws { settled("nak") }
+    func term() throws { settled("term") }
+
+    private func settled(_ how: String) {
+        log.withLockedValue { log in
+            log.settlements.append("\(how) \(id)")
+            log.timeline.append("\(how) \(id)")
+        }
+    }
 }
