@@ -21,9 +21,10 @@ final class ScriptedTransport: EventTransport {
     }
 
     struct Log: Sendable {
-        var settlements: [String] = []
-        /// The settlements and each consumer's `finish`, in the order they came.
+        /// The settlements ("nak 0") and each consumer's `finish`, in the order they came.
         var timeline: [String] = []
+        /// The settlements alone, in order.
+        var settlements: [String] { timeline.filter { $0 != "finish" } }
         var published: [(subject: String, headers: NATSHeaders, body: String)] = []
         /// The headers of every publish attempt, failed ones included.
         var publishAttempts: [NATSHeaders] = []
@@ -132,10 +133,5 @@ struct ScriptedDelivery: TransportDelivery {
     func nak(delay: Duration?) throws { settled("nak") }
     func term() throws { settled("term") }
 
-    private func settled(_ how: String) {
-        log.withLockedValue { log in
-            log.settlements.append("\(how) \(id)")
-            log.timeline.append("\(how) \(id)")
-        }
-    }
+    private func settled(_ how: String) { log.withLockedValue { $0.timeline.append("\(how) \(id)") } }
 }
