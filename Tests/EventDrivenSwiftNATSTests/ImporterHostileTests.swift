@@ -91,6 +91,7 @@ struct ImporterHostileTests {
             func fetch(batch: Int, expires: Duration) async throws {}
             func nextDeliveries() async -> [any TransportDelivery] { [] }
             var isLost: Bool { true }
+            var accepted: Int { 0 }
             func finish() {}
         }
     }

@@ -20,6 +20,7 @@ extension NATSServerTests {
             try await subscription.fetch(batch: 10, expires: .seconds(1))
             let first = await subscription.nextMessages()
             #expect(first.count == 3)
+            #expect(subscription.accepted == 3)
             subscription.finish()
             await client.close()
         }
@@ -44,6 +45,7 @@ extension NATSServerTests {
         scripted.send(deliveries(1...5), on: 1)
         #expect(await poll(timeout: .seconds(60)) { subscription.droppedDeliveries == 5 })
         #expect(subscription.queued == 0)
+        #expect(subscription.accepted == 0)
         // A fetch asks for the capacity (3): of 5 sent, 3 are taken (the reader gets its share),
         // 2 dropped.
         let fetching = Task { try await subscription.fetch(batch: 10, expires: .seconds(5)) }
@@ -58,12 +60,15 @@ extension NATSServerTests {
         var taken = await reader.value.map(\.streamSequence)
         if taken.count < 3 { taken += await subscription.nextMessages().map(\.streamSequence) }
         #expect(taken == [6, 7, 8])
+        // Accepted: the one handed to the waiting reader and those queued, not those dropped.
+        #expect(subscription.accepted == 3)
         // A fetch that ended here (its time up) before its batch came: what it asked for may
         // still come for a while (its request may still live at the server); beyond that, no.
         try await subscription.fetch(batch: 2, expires: .milliseconds(50))
         scripted.send(deliveries(11...13), on: 1)
         #expect(await poll(timeout: .seconds(60)) { subscription.droppedDeliveries == 8 })
         #expect(await subscription.nextMessages().map(\.streamSequence) == [11, 12])
+        #expect(subscription.accepted == 5)
         subscription.finish()
         await client.close()
     }

@@ -20,14 +20,18 @@ struct _Accepted: Sendable {
 /// handlers through `settle`, then acks, naks with backoff, or dead-letters each message as soon
 /// as its own handler finished.
 ///
-/// What the process holds, the consumer's queue included, stays within
-/// ``NATSBridgeConfiguration/Consumers/maxHeld``: a fetch asks only for the room left. A message
-/// held for a third of the ack wait (waiting for its handler, or in it) has its ack wait
-/// restarted (`+WPI`), and again every third.
+/// What the process holds stays within ``NATSBridgeConfiguration/Consumers/maxHeld``: a fetch
+/// asks only for the room left, what the consumer accepted less what was concluded
+/// (``room(maxHeld:accepted:concluded:)``), so that a delivery still queued, or taken from the
+/// queue and not yet counted as held, counts as well. A message held for a third of the ack wait
+/// (waiting for its handler, or in it) has its ack wait restarted (`+WPI`), and again every third.
 final class _Importer: Sendable {
     private struct Held: Sendable {
         /// Deliveries taken from the consumer and not yet concluded.
         var count = 0
+        /// Deliveries of the round's consumer concluded (acknowledged, sent back, retried or
+        /// dead-lettered), in all: with what the consumer accepted, what is out from the broker.
+        var concluded = 0
         var waiter: CheckedContinuation<Void, Never>?
         var isStopping = false
         var isStopped = false
@@ -116,6 +120,8 @@ final class _Importer: Sendable {
             isFirst = false
             let round = held.withLockedValue { held in
                 held.round += 1
+                // Nothing is held between rounds: what is concluded from now on is this consumer's.
+                held.concluded = 0
                 held.consumer = consumer
                 held.consumerFinished = false
                 held.isFetching = true
@@ -203,13 +209,14 @@ final class _Importer: Sendable {
         // At least one: a batch of none never fetched anything and never waited (a busy loop).
         let fetchBatch = max(1, consumers.fetchBatch)
         while !isStopping, !consumer.isLost {
-            // The room left: what the process holds, queued deliveries included, stays within
-            // maxHeld. Nothing is asked for until a whole batch (or maxHeld) fits.
+            // The room left: what the process holds, queued deliveries and deliveries taken and
+            // not yet counted included, stays within maxHeld. Nothing is asked for until a whole
+            // batch (or maxHeld) fits.
             let wanted = min(fetchBatch, maxHeld)
             var room = 0
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let mayFetch = held.withLockedValue { held -> Bool in
-                    room = maxHeld - held.count - consumer.queued
+                    room = Self.room(maxHeld: maxHeld, accepted: consumer.accepted, concluded: held.concluded)
                     if held.isStopping || room >= wanted { return true }
                     held.waiter = continuation
                     return false
@@ -234,6 +241,15 @@ final class _Importer: Sendable {
         }
     }
 
+    /// How many deliveries a fetch may ask for: `maxHeld` less what is out from the broker, the
+    /// deliveries the consumer `accepted` less those `concluded`. Those taken from the consumer's
+    /// queue and not yet counted by ``process(_:)`` (a fetch that ends as its batch arrives wakes
+    /// the fetch loop and the reader together) are out as well: counted only once taken, they let
+    /// a fetch ask for a batch beyond `maxHeld`.
+    static func room(maxHeld: Int, accepted: Int, concluded: Int) -> Int {
+        maxHeld - (accepted - concluded)
+    }
+
     /// Takes deliveries from `consumer` as they arrive and hands them, batch by batch and in
     /// order, to ``settle``. A delivery runs (its ack wait is kept, see ``keepInProgress()``)
     /// from the moment it is taken: the next batch is taken while the one before it is still
@@ -241,7 +257,8 @@ final class _Importer: Sendable {
     /// its ack wait ran with nothing to restart it.
     private func process(_ consumer: any TransportConsumer) async {
         let (batches, queue) = AsyncStream.makeStream(of: _BatchSettlement.self)
-        // What waits here stays within maxHeld: it counts in `held.count`, which bounds the fetches.
+        // What waits here stays within maxHeld: it is accepted and not concluded, which bounds the
+        // fetches.
         let settling = Task { for await batch in batches { await settle(batch) } }
         while true {
             let deliveries = await consumer.nextDeliveries()
@@ -273,10 +290,12 @@ final class _Importer: Sendable {
         await settling.value
     }
 
-    /// One delivery fewer held (and no longer running when it had a key); wakes the fetch loop.
+    /// One delivery fewer held, concluded (and no longer running when it had a key); wakes the
+    /// fetch loop.
     private func release(_ key: UInt64?) {
         let (waiter, drained) = held.withLockedValue { held in
             held.count -= 1
+            held.concluded += 1
             if let key { held.running[key] = nil }
             defer {
                 held.waiter = nil

@@ -32,6 +32,8 @@ public final class JetStreamPullSubscription: Sendable {
         var fetchWaiter: CheckedContinuation<Void, Never>?
         var queue: [JetStreamMessage] = []
         var queueWaiter: CheckedContinuation<[JetStreamMessage], Never>?
+        /// Deliveries queued or handed to a waiting reader, in all.
+        var accepted = 0
         var isFinished = false
         var consumerGone = false
         var dropped = 0
@@ -69,6 +71,11 @@ public final class JetStreamPullSubscription: Sendable {
 
     /// Deliveries that arrived and were not taken yet.
     public var queued: Int { state.withLockedValue { $0.queue.count } }
+
+    /// Deliveries accepted since it subscribed, in all: queued (taken since, or not yet) or
+    /// handed to a waiting reader; not those dropped (see ``droppedDeliveries``) or those that
+    /// arrived after ``finish()``.
+    public var accepted: Int { state.withLockedValue { $0.accepted } }
 
     /// Deliveries dropped: unasked (beyond the fetch's batch or with no fetch outstanding), beyond
     /// ``capacity``, or without a readable ack subject.
@@ -259,6 +266,7 @@ public final class JetStreamPullSubscription: Sendable {
             guard !state.isFinished else { return (nil, fetchWaiter) }
             if let waiter = state.queueWaiter {
                 state.queueWaiter = nil
+                state.accepted += 1
                 return (waiter, fetchWaiter)
             }
             guard state.queue.count < capacity else {
@@ -266,6 +274,7 @@ public final class JetStreamPullSubscription: Sendable {
                 return (nil, fetchWaiter)
             }
             state.queue.append(delivery)
+            state.accepted += 1
             return (nil, fetchWaiter)
         }
         if isUnasked { drop("a delivery no fetch asked for") }

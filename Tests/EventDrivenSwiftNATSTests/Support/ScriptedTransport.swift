@@ -73,6 +73,7 @@ final class ScriptedTransport: EventTransport {
     final class Consumer: TransportConsumer {
         private struct State {
             var pending: [ScriptedDelivery]?
+            var accepted = 0
             var finished = false
             var waiter: CheckedContinuation<[any TransportDelivery], Never>?
         }
@@ -94,6 +95,7 @@ final class ScriptedTransport: EventTransport {
                 let ready = state.withLockedValue { state -> [any TransportDelivery]? in
                     if let pending = state.pending {
                         state.pending = nil
+                        state.accepted = pending.count
                         return pending
                     }
                     if state.finished { return [] }
@@ -105,6 +107,8 @@ final class ScriptedTransport: EventTransport {
         }
 
         var isLost: Bool { false }
+        /// The script's deliveries once handed over (all at once), none before.
+        var accepted: Int { state.withLockedValue { $0.accepted } }
 
         func finish() {
             log.withLockedValue { $0.timeline.append("finish") }
