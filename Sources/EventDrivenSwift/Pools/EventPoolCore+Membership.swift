@@ -60,8 +60,8 @@ extension _EventPoolCore {
 
     private func armPeriodicCheck() {
         guard let interval = evaluationInterval else { return }
-        let handle = _EventScheduler.shared.schedule(at: .now() + .nanoseconds(interval.poolNanoseconds)) {
-            [weak self] in
+        let delay = DispatchTimeInterval.nanoseconds(Int(clamping: interval._nonnegativeNanoseconds))
+        let handle = _EventScheduler.shared.schedule(at: .now() + delay) { [weak self] in
             // Off the scheduler thread: building threads runs user code.
             _BackgroundWork.run { [weak self] in self?.periodicCheck() }
         }
@@ -232,16 +232,4 @@ extension _EventPoolCore {
 
 extension _EventPoolState {
     typealias StopResult = (members: [Member], held: [Held], waiters: [Waiter], superseded: UInt64)
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds, clamped to `Int`.
-    var poolNanoseconds: Int {
-        let (seconds, attoseconds) = components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !nanoseconds.overflow else { return seconds < 0 ? Int.min : Int.max }
-        let total = nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000)
-        guard !total.overflow else { return seconds < 0 ? Int.min : Int.max }
-        return Int(clamping: total.partialValue)
-    }
 }
