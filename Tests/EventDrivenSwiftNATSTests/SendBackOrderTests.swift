@@ -36,14 +36,33 @@ struct SendBackOrderTests {
 }
 
 extension NATSServerTests {
+    /// How the test below settles the message our finished subscription took.
+    enum SendBack: CaseIterable, CustomTestStringConvertible, Sendable {
+        /// One `-NAK`: what the importer sends for a delivery the bus refused.
+        case nak
+        /// Two `-NAK`s, one after the other; the importer never sends a delivery back twice.
+        case nakTwice
+        /// A `-NAK`, then a `+WPI` (the importer's keep-alive, had it still counted the delivery).
+        case nakThenInProgress
+
+        var testDescription: String {
+            switch self {
+            case .nak: "-NAK"
+            case .nakTwice: "-NAK twice"
+            case .nakThenInProgress: "-NAK then +WPI"
+            }
+        }
+    }
+
     /// What the order above relies on, on nats-server: our request is still open (batch 2, one
     /// message came, 3 s to run) when our inbox is unsubscribed and the message sent back; it
-    /// goes to another subscriber's fetch, once, not to our request. So it does when it was sent
-    /// back twice, or given a `+WPI` after its `-NAK`.
+    /// goes to another subscriber's fetch, not to our request, and once (also when a `+WPI`
+    /// follows the `-NAK`). Sent back twice, it may come twice: nats-server 2.9.10 gave `[1, 1]`
+    /// in 2 of about 10 runs, so that case checks only that it comes, and only as message 1.
     @Test(
-        "X7: a message sent back once our inbox is unsubscribed reaches another fetch once, though our request is open",
-        arguments: ["-NAK", "-NAK twice", "-NAK then +WPI"])
-    func sentBackPastOpenRequest(settling: String) async throws {
+        "X7: a message sent back once our inbox is unsubscribed reaches another fetch, though our request is open",
+        arguments: SendBack.allCases)
+    func sentBackPastOpenRequest(settling: SendBack) async throws {
         try await withNATSServer { server in
             let client = try await connectedClient(server)
             let jetStream = JetStream(client: client)
@@ -56,8 +75,8 @@ extension NATSServerTests {
             let taken = await first.nextMessages()
             #expect(taken.map(\.streamSequence) == [1])
             try taken.first?.nak(delay: nil)
-            if settling == "-NAK twice" { try taken.first?.nak(delay: nil) }
-            if settling == "-NAK then +WPI" { try taken.first?.inProgress() }
+            if settling == .nakTwice { try taken.first?.nak(delay: nil) }
+            if settling == .nakThenInProgress { try taken.first?.inProgress() }
 
             // Lost to our request, it would come after the consumer's ack wait (30 s).
             let second = try JetStreamPullSubscription(jetStream: jetStream, stream: "OPEN", consumer: "open")
@@ -69,7 +88,11 @@ extension NATSServerTests {
                     try message.ack()
                 }
             }
-            #expect(received == [1], "\(received)")
+            if settling == .nakTwice {
+                #expect(!received.isEmpty && received.allSatisfy { $0 == 1 }, "\(received)")
+            } else {
+                #expect(received == [1], "\(received)")
+            }
             second.finish()
             await client.close()
         }
