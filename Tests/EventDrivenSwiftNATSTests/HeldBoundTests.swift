@@ -77,7 +77,6 @@ final class PacedTransport: EventTransport {
         func fetch(batch: Int, expires: Duration) async throws { try await transport.fetch(batch: batch) }
         func nextDeliveries() async -> [any TransportDelivery] { await transport.nextDeliveries() }
         var isLost: Bool { false }
-        var queued: Int { transport.state.withLockedValue { $0.pending.count } }
         var accepted: Int { transport.accepted }
         func finish() { transport.finish() }
     }

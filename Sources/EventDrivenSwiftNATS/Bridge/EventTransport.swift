@@ -54,14 +54,12 @@ public protocol TransportConsumer: Sendable {
     func nextDeliveries() async -> [any TransportDelivery]
     /// Whether the consumer must be opened again (the broker lost it).
     var isLost: Bool { get }
-    /// How many deliveries arrived and were not taken yet: they count in what the process holds.
-    var queued: Int { get }
     /// How many deliveries it accepted since it was opened, in all: those taken with
-    /// ``nextDeliveries()`` and those still ``queued``, not those it dropped. Each is out from the
-    /// broker until the importer concludes it (acknowledges it, sends it back, retries or
-    /// dead-letters it): what it accepted less what was concluded is what the process holds,
-    /// including a delivery taken and not yet counted by the importer, and bounds the fetches
-    /// by ``NATSBridgeConfiguration/Consumers/maxHeld``.
+    /// ``nextDeliveries()`` and those still waiting to be taken, not those it dropped. Each is out
+    /// from the broker until the importer concludes it (acknowledges it, sends it back, retries
+    /// or dead-letters it): what it accepted less what was concluded is what the process holds,
+    /// including a delivery taken and not yet counted by the importer, and bounds the fetches by
+    /// ``NATSBridgeConfiguration/Consumers/maxHeld``.
     var accepted: Int { get }
     /// Messages the broker gave up delivering (out of attempts without an acknowledgement, a
     /// worker that hung or died), read back so that they become dead letters; ends with
@@ -112,8 +110,6 @@ extension TransportDelivery {
 extension JetStreamMessage: TransportDelivery {}
 
 extension TransportConsumer {
-    /// None, unless a transport says otherwise.
-    public var queued: Int { 0 }
     /// None, unless a transport says otherwise.
     public var exhaustedDeliveries: AsyncStream<any TransportDelivery> { AsyncStream { $0.finish() } }
 }

@@ -200,7 +200,6 @@ final class _JetStreamConsumer: TransportConsumer {
     }
     func nextDeliveries() async -> [any TransportDelivery] { await subscription.nextDeliveries() }
     var isLost: Bool { subscription.isLost }
-    var queued: Int { subscription.queued }
     var accepted: Int { subscription.accepted }
     var exhaustedDeliveries: AsyncStream<any TransportDelivery> {
         watcher?.deliveries ?? AsyncStream { $0.finish() }
