@@ -23,8 +23,11 @@ struct _Accepted: Sendable {
 /// What the process holds stays within ``NATSBridgeConfiguration/Consumers/maxHeld``: a fetch
 /// asks only for the room left, what the consumer accepted less what was concluded
 /// (``room(maxHeld:accepted:concluded:)``), so that a delivery still queued, or taken from the
-/// queue and not yet counted as held, counts as well. A message held for a third of the ack wait
-/// (waiting for its handler, or in it) has its ack wait restarted (`+WPI`), and again every third.
+/// queue and not yet counted as held, counts as well. A fetch that ended here while the server
+/// still served it may bring deliveries after the next fetch was asked for: the process may then
+/// hold, for a moment, up to those fetches' batches more (see *Beyond One Process*). A message
+/// held for a third of the ack wait (waiting for its handler, or in it) has its ack wait
+/// restarted (`+WPI`), and again every third.
 final class _Importer: Sendable {
     private struct Held: Sendable {
         /// Deliveries taken from the consumer and not yet concluded.
