@@ -3,9 +3,11 @@
 //
 // What one read of each clock costs on this machine, in nanoseconds: the clock every dispatch
 // stamps its event with (CLOCK_MONOTONIC, as DispatchTime on Linux), a coarse clock, and on x86
-// the time-stamp counter alone.
+// the time-stamp counter alone. Then one sched_yield with nothing else to run: the pause between
+// two looks of a lingering drainer (`_DrainPacing`).
 //
 //   cc -O2 -o /tmp/clockcost Benchmarks/tools/clockcost.c && /tmp/clockcost
+#include <sched.h>
 #include <stdio.h>
 #include <time.h>
 #if defined(__x86_64__)
@@ -41,5 +43,9 @@ int main(void) {
     for (int i = 0; i < reads; i++) sink += __rdtsc();
     printf("rdtsc                  %5.1f ns per read\n", (now() - start) / reads);
 #endif
+    enum { yields = 1000000 };
+    double yieldStart = now();
+    for (int i = 0; i < yields; i++) sched_yield();
+    printf("sched_yield            %5.1f ns per call\n", (now() - yieldStart) / yields);
     return sink == 42;
 }
