@@ -11,7 +11,9 @@
 // With a second argument N, the sender also writes a chain of N cache lines before the word,
 // each naming the next, and the receiver follows the chain before it reads the clock: N more
 // lines that the other core wrote last, read one after another, as a delivery's path reads its
-// node and its item. The difference between N and 0 is what such lines cost.
+// node and its item. The stamp is taken before the sender writes the chain, as a dispatch stamps
+// its event before it writes the node, so the sender's writes are in the figure too. The
+// difference between N and 0 is what such lines cost.
 //
 //   cc -O2 -o /tmp/pingpong Benchmarks/tools/pingpong.c -lpthread && /tmp/pingpong yield && /tmp/pingpong spin
 //   /tmp/pingpong yield 6
